@@ -165,10 +165,10 @@ pub enum Command {
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
     /// at HEAD, a unit in the work tree but not committed (named, with the `git add` and `git
     /// commit` that bring it in), a skip exists already, another reference in the way of the skip
-    /// ref's name (named, with the `git update-ref -d` that removes it), `--undo` without a skip,
-    /// unborn branch, an index that cannot be read, a lock held by another command (the message
-    /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
-    /// written on any failure.
+    /// ref's name (named, with the `git update-ref --no-deref -d` that removes it alone), `--undo`
+    /// without a skip, unborn branch, an index that cannot be read, a lock held by another command
+    /// (the message names the lock file to remove if no such command is running); 1 internal
+    /// error. Nothing is written on any failure.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]
@@ -685,8 +685,8 @@ pub enum AttestSub {
     /// when that descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
     /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
     /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
-    /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
-    /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours. A remote
+    /// reported by every fetch (and by push) with how to keep one side: `git update-ref --no-deref
+    /// <ref> <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours. A remote
     /// reference no merge can take (not a commit, a held-out tree holding `.git`, a name one of
     /// ours takes) is a conflict of its own, named with how to settle it on the remote, and the
     /// other references still merge. Notes trees are read as git reads them (hex names of either

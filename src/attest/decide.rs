@@ -23,7 +23,9 @@ use crate::attest::target::{BadTarget, split_target};
 use crate::attest::tick::{self, Opened, TickError};
 use crate::attest::{LineReport, NoteNotWritten, now_rfc3339};
 use crate::exit::{Class, ExitClass};
-use crate::git::{GitError, Head, ObjectId, Repo, UpdateNoteError, trailers::sanitize_value};
+use crate::git::{
+    GitError, Head, ObjectId, Repo, UpdateNoteError, delete_ref_command, trailers::sanitize_value,
+};
 use crate::model::bundle::NOTES_REF;
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
@@ -264,9 +266,9 @@ pub enum DecideError {
     /// Another reference is in the way of the skip ref's name (one named by a leading part of it,
     /// or one below it), as `attest fetch` names a `name_taken` conflict.
     #[error(
-        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `git update-ref -d {}` and skip again",
+        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `{}` and skip again",
         Repo::name_taken(by),
-        shell_word(by)
+        delete_ref_command(by)
     )]
     NameTaken {
         /// `<unit>/<task>`.

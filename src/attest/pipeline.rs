@@ -329,7 +329,7 @@ pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
 
 /// [`note_of`] for the statements `lines` just built for `task`, from the evidence (with the
 /// file it was read from) or, for a decision, from none: a note too large names what makes it so
-/// ([`provenance::largest_part`]).
+/// ([`provenance::naming_largest_part`]).
 ///
 /// # Errors
 /// [`NoteTooLarge`].
@@ -340,12 +340,14 @@ pub(crate) fn new_note(
     evidence: Option<(&Evidence, &Path)>,
 ) -> Result<Vec<u8>, NoteTooLarge> {
     note_of(envelopes).map_err(|too_large| {
-        let named = lines.iter().map(|l| (l.name.as_str(), l.payload.as_slice()));
-        match (provenance::largest_part(named, task, evidence.map(|(e, _)| e)), evidence) {
-            (Some(part), Some((_, file))) => too_large.because(part.in_evidence_file(file).to_string()),
-            (Some(part), None) => too_large.because(part.to_string()),
-            (None, _) => too_large,
-        }
+        let named = lines.iter().map(|l| l.name.as_str()).zip(envelopes);
+        provenance::naming_largest_part(too_large, named, |line, pointer| {
+            let origin = provenance::of_statement(line, pointer, task, evidence.map(|(e, _)| e));
+            match evidence {
+                Some((_, file)) => origin.in_evidence_file(file),
+                None => origin,
+            }
+        })
     })
 }
 

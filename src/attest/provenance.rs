@@ -9,7 +9,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::attest::message::{MessageFields, keys};
+use crate::model::bundle::{NOTES_REF, NoteTooLarge};
 use crate::model::clean::{self, LeakAt};
+use crate::model::dsse::Envelope;
 use crate::model::evidence::Evidence;
 use crate::spec::{Format, TaskFacts};
 
@@ -113,7 +115,8 @@ pub enum Origin {
     Decider,
     /// A git configuration value (`remote.origin.url`).
     GitConfig(&'static str),
-    /// The note of a task commit, whose evidence `speccoder attest carry` re-issues.
+    /// The note of a task commit, whose evidence `speccoder attest carry` re-issues (or, for a
+    /// note too large, `attest sign` signs).
     Note(String),
     /// A value speccoder computes; a leak here is a bug to report.
     Speccoder,
@@ -198,41 +201,64 @@ pub fn of_message_part(part: &str, task: &TaskFacts) -> Origin {
     }
 }
 
-/// The part of a note's statements that makes the note large: in its largest statement, the
-/// value that holds more than half of it, and within that the value that holds more than half of
-/// it, as deep as one does; with where it came from.
+/// The part of a note that makes it large, with where it came from: in its longest line, the
+/// signatures when they take more of the line than its statement does; else the value of the
+/// statement that holds more than half of it, and within that the value that holds more than
+/// half of it, as deep as one does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LargestPart {
-    /// The bundle's name of the statement (`task-verification`).
+    /// The bundle's name of the statement whose line it is in (`task-verification`).
     pub line: String,
-    /// Where in it: a JSON pointer (`/predicate/task/title`; empty for the statement as a whole).
-    pub pointer: String,
-    /// About how many bytes of the note it takes (its JSON, as the payload's base64 carries it).
+    /// Which part of that line.
+    pub part: Part,
+    /// About how many bytes of the note it takes, as the line writes it (a value's JSON as the
+    /// payload's base64 carries it).
     pub bytes: usize,
-    /// Where the value came from.
-    pub origin: Origin,
 }
 
-impl LargestPart {
-    /// The same part, naming `path` as the evidence file when the value came from it.
-    #[must_use]
-    pub fn in_evidence_file(self, path: &Path) -> LargestPart {
-        LargestPart { origin: self.origin.in_evidence_file(path), ..self }
-    }
+/// Which part of a line a [`LargestPart`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// A value of the line's statement.
+    Value {
+        /// Where in it: a JSON pointer (`/predicate/task/title`; empty for the statement as a
+        /// whole).
+        pointer: String,
+        /// Where the value came from.
+        origin: Origin,
+    },
+    /// The line's signatures, a Sigstore bundle counted as one.
+    Signatures {
+        /// How many.
+        count: usize,
+    },
 }
 
 impl fmt::Display for LargestPart {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (line, bytes, pointer) = (&self.line, self.bytes, &self.pointer);
+        let (line, bytes) = (&self.line, self.bytes);
+        let (pointer, origin) = match &self.part {
+            Part::Value { pointer, origin } => (pointer, origin),
+            Part::Signatures { count } => {
+                return write!(
+                    f,
+                    "its largest part, about {bytes} bytes, is the signatures the {line} line carries ({count}): find who wrote them (`git log -p {NOTES_REF}`), or record the task again"
+                );
+            }
+        };
         let what = match pointer.as_str() {
             "" | "/predicate" => format!("the {line} statement as a whole"),
             "/predicate/task/title" => format!("the task's title ({pointer} in the {line} statement)"),
             _ => format!("{pointer} in the {line} statement"),
         };
-        match &self.origin {
+        match origin {
             Origin::Speccoder => write!(
                 f,
                 "its largest part, about {bytes} bytes, is {what}, built from several sources (the evidence, the task's line, the spec): make what they give it smaller and run again"
+            ),
+            Origin::Note(commit) => write!(
+                f,
+                "its largest part, about {bytes} bytes, is {what}, as the note of {commit} holds it, where it cannot be made smaller: record the task again with less there (`speccoder attest`, or `accept` or `skip` for a decision)"
             ),
             origin => write!(
                 f,
@@ -242,19 +268,39 @@ impl fmt::Display for LargestPart {
     }
 }
 
-/// The [`LargestPart`] of the statements `lines` (each the bundle's name of a statement and its
-/// canonical bytes), built for `task` from `evidence` (absent for a decision); `None` when there
-/// are none.
+/// The [`LargestPart`] of the note of `lines` (each the bundle's name of a statement and its
+/// envelope), the origin of a value at a pointer in a line's statement told by `origin` (called
+/// once); `None` when there are none.
 pub fn largest_part<'a>(
-    lines: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    task: &TaskFacts,
-    evidence: Option<&Evidence>,
+    lines: impl IntoIterator<Item = (&'a str, &'a Envelope)>,
+    origin: impl FnOnce(&str, &str) -> Origin,
 ) -> Option<LargestPart> {
-    let (line, payload) = lines.into_iter().max_by_key(|(_, payload)| payload.len())?;
-    let statement: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    let (line, envelope, length) =
+        lines.into_iter().map(|(name, e)| (name, e, e.to_line().len())).max_by_key(|(_, _, len)| *len)?;
+    let payload = envelope.payload.len().div_ceil(3) * 4;
+    let rest = length.saturating_sub(payload);
+    if rest > payload {
+        let count = envelope.signatures.len() + usize::from(envelope.sigstore.is_some());
+        return Some(LargestPart { line: line.to_owned(), part: Part::Signatures { count }, bytes: rest });
+    }
+    let statement: serde_json::Value = serde_json::from_slice(&envelope.payload).ok()?;
     let (pointer, size) = dominant(&statement);
-    let origin = of_statement(line, &pointer, task, evidence);
-    Some(LargestPart { line: line.to_owned(), pointer, bytes: size.div_ceil(3) * 4, origin })
+    let origin = origin(line, &pointer);
+    let part = Part::Value { pointer, origin };
+    Some(LargestPart { line: line.to_owned(), part, bytes: size.div_ceil(3) * 4 })
+}
+
+/// `too_large`, saying what makes it so and what to do: the [`largest_part`] of its `lines`.
+#[must_use]
+pub fn naming_largest_part<'a>(
+    too_large: NoteTooLarge,
+    lines: impl IntoIterator<Item = (&'a str, &'a Envelope)>,
+    origin: impl FnOnce(&str, &str) -> Origin,
+) -> NoteTooLarge {
+    match largest_part(lines, origin) {
+        Some(part) => too_large.because(part.to_string()),
+        None => too_large,
+    }
 }
 
 /// The JSON pointer of the deepest value of `value` each of whose enclosing values it holds more
@@ -529,30 +575,65 @@ mod tests {
         );
     }
 
+    /// The largest part of `lines` (each a name and its statement, in an unsigned envelope), its
+    /// origin as `of_statement` tells it for `t`.
+    fn largest_of(lines: &[(&str, &[u8])], t: &TaskFacts) -> LargestPart {
+        let envelopes: Vec<(&str, Envelope)> =
+            lines.iter().map(|(name, payload)| (*name, Envelope::unsigned(payload.to_vec()))).collect();
+        let lines = envelopes.iter().map(|(name, e)| (*name, e));
+        largest_part(lines, |line, pointer| of_statement(line, pointer, t, None)).unwrap()
+    }
+
+    fn statement(predicate: Value) -> Vec<u8> {
+        serde_json::to_vec(&json!({"_type": "s", "predicateType": "p", "predicate": predicate})).unwrap()
+    }
+
     #[test]
     fn the_largest_part_of_a_note_is_the_value_holding_most_of_its_largest_statement_as_deep_as_one_does() {
         let t = task(str::to_owned);
-        let statement = |predicate: Value| {
-            serde_json::to_vec(&json!({"_type": "s", "predicateType": "p", "predicate": predicate})).unwrap()
-        };
         let title = statement(json!({"task": {"id": "T005", "title": "A".repeat(1000)}}));
         let small = statement(json!({"task": {"title": "a"}}));
-        let lines = [("summary", small.as_slice()), ("task-verification", title.as_slice())];
-        let part = largest_part(lines, &t, None).unwrap();
-        assert_eq!(
-            (part.line.as_str(), part.pointer.as_str()),
-            ("task-verification", "/predicate/task/title")
-        );
-        assert_eq!(part.origin, Origin::File(TASKS.to_owned()));
+        let part = largest_of(&[("summary", &small), ("task-verification", &title)], &t);
+        let pointer = "/predicate/task/title".to_owned();
+        assert_eq!(part.line, "task-verification");
+        assert_eq!(part.part, Part::Value { pointer, origin: Origin::File(TASKS.to_owned()) });
         assert_eq!(part.bytes, 1336, "the 1002 bytes of the JSON string, as base64 carries them");
 
         let spread =
             statement(json!({"context": {"a": "x".repeat(500)}, "dependencies": {"b": "y".repeat(500)}}));
-        let part = largest_part([("task-verification", spread.as_slice())], &t, None).unwrap();
-        assert_eq!((part.pointer.as_str(), &part.origin), ("/predicate", &Origin::Speccoder));
+        let part = largest_of(&[("task-verification", &spread)], &t);
+        let whole = Part::Value { pointer: "/predicate".to_owned(), origin: Origin::Speccoder };
+        assert_eq!(part.part, whole);
         let said = part.to_string();
         assert!(
             said.contains("is the task-verification statement as a whole, built from several sources"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn the_largest_part_of_a_line_whose_signatures_outweigh_its_statement_is_its_signatures() {
+        let small = statement(json!({"task": {"title": "a"}}));
+        let mut signed = Envelope::unsigned(small);
+        let big = crate::model::dsse::Signature { keyid: "k".into(), sig: vec![b'x'; 3000] };
+        signed.signatures = vec![big; 3];
+        let title = Envelope::unsigned(statement(json!({"task": {"title": "A".repeat(5000)}})));
+        let lines = [("summary", &signed), ("task-verification", &title)];
+        let part = largest_part(lines, |_, _| panic!("no value is named")).unwrap();
+        assert_eq!((part.line.as_str(), &part.part), ("summary", &Part::Signatures { count: 3 }));
+        assert!(part.bytes > 12_000, "{part:?}");
+        assert!(part.to_string().contains("is the signatures the summary line carries (3)"), "{part}");
+    }
+
+    #[test]
+    fn a_value_an_existing_note_holds_is_said_to_be_recorded_again_with_less() {
+        let title = Envelope::unsigned(statement(json!({"task": {"title": "A".repeat(5000)}})));
+        let note = |_: &str, _: &str| Origin::Note("abc123".to_owned());
+        let said = largest_part([("task-verification", &title)], note).unwrap().to_string();
+        assert!(
+            said.contains(
+                "is the task's title (/predicate/task/title in the task-verification statement), as the note of abc123 holds it, where it cannot be made smaller: record the task again"
+            ),
             "{said}"
         );
     }

@@ -19,10 +19,12 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::attest::provenance::{self, Origin};
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
 use crate::check::completeness::{self, ShallowCut};
+use crate::check::line::ReadLine;
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures::{self, LineSignature};
 use crate::check::trailers::{claim_problem, task_trailers};
@@ -264,14 +266,14 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
             return Err(SignLaterError::NotOneClaim { rev: rev.to_owned(), commit, problem });
         }
         let mut findings = Vec::new();
-        rules.note(&info, target, verdict.as_deref(), current, &mut findings);
+        let read = rules.note(&info, target, verdict.as_deref(), current, &mut findings);
         findings.retain(|f| f.outcome > CommitOutcome::Ok);
         if !findings.is_empty() {
             return Err(Disagreement { commit: commit.to_string(), findings: listed(&findings) }.into());
         }
         outcomes.clear();
         let now = OffsetDateTime::now_utc();
-        let mut out = Vec::new();
+        let (mut out, mut envelopes) = (Vec::new(), Vec::new());
         let raws = bundle::split(current);
         // A summary-only signer signs the last line, the summary, as `attest` does.
         let first = if signer.signs_summary_only() { raws.len().saturating_sub(1) } else { 0 };
@@ -295,11 +297,13 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
                 signed: matches!(signed, LineSigned::Now | LineSigned::Before),
             };
             outcomes.push((report, signed, others));
+            let name = read.lines.iter().find(|l| l.number == line).map(ReadLine::bundle_name);
+            envelopes.push((name.unwrap_or_else(|| format!("line {line}")), env));
         }
         if outcomes.iter().all(|(_, signed, _)| *signed != LineSigned::Now) {
             return Ok(Some(current.to_vec()));
         }
-        Ok(Some(bundle::join_within_caps(&out)?))
+        Ok(Some(signed_note(&out, &envelopes, commit)?))
     })
     .map_err(|e| match e {
         crate::git::UpdateNoteError::Compute(inner) => inner,
@@ -309,6 +313,23 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         }
     })?;
     Ok(sign_report(commit, target, verdict, signer.describe(), outcomes))
+}
+
+/// The note of the lines `out`, within the caps a reader takes: one too large names its largest
+/// part among `envelopes` (each line's envelope, by the name of its statement), which the note of
+/// `commit` holds.
+///
+/// # Errors
+/// [`NoteTooLarge`].
+fn signed_note(
+    out: &[Vec<u8>],
+    envelopes: &[(String, Envelope)],
+    commit: ObjectId,
+) -> Result<Vec<u8>, NoteTooLarge> {
+    bundle::join_within_caps(out).map_err(|too_large| {
+        let named = envelopes.iter().map(|(name, envelope)| (name.as_str(), envelope));
+        provenance::naming_largest_part(too_large, named, |_, _| Origin::Note(commit.to_string()))
+    })
 }
 
 /// Why one line cannot take the signer's signature, before the line is known.

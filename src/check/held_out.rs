@@ -18,14 +18,14 @@ use std::collections::HashMap;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::git::{GitError, Repo, TreeShapeProblem};
+use crate::git::{GitError, Repo, TreeShapeProblem, delete_ref_command};
 use crate::model::digest::{is_sha256_hex, sha256_hex};
 use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES,
     SetDifference, manifest_digest,
 };
 use crate::model::published_held_out::PublishedManifest;
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, shell_word};
 
 /// The finding code of a published copy that is not the set its key names.
 pub const TAMPERED: &str = "held_out_published_tampered";
@@ -59,18 +59,20 @@ impl TopProblem {
     }
 }
 
-/// What to do about the held-out ref `reference` (a shell word) whose top is not as a publisher
+/// What to do about the held-out ref `reference` whose top is not as a publisher
 /// writes it (`problem`): find where it came from and fetch an intact copy; delete it and publish
 /// again only when it holds no set the published speccoder published.
 #[must_use]
 pub fn top_advice(reference: &str, problem: &TopProblem) -> String {
+    let delete = delete_ref_command(reference);
+    let reference = shell_word(reference);
     if problem.beside_published() {
         format!(
             "find where it came from (`git log {reference}`) and fetch an intact copy; do not delete it, since it holds held-out sets the published speccoder published, which `speccoder held-out publish` cannot write again"
         )
     } else {
         format!(
-            "find where it came from (`git log {reference}`), then delete it (`git update-ref --no-deref -d {reference}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
+            "find where it came from (`git log {reference}`), then delete it (`{delete}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
         )
     }
 }

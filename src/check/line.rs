@@ -52,6 +52,13 @@ impl ReadLine {
             Body::Summary(_) => None,
         }
     }
+
+    /// How the producer names this line among a note's statements: its
+    /// [`input_name`](Self::input_name), or `summary`.
+    #[must_use]
+    pub fn bundle_name(&self) -> String {
+        self.input_name().unwrap_or_else(|| "summary".to_owned())
+    }
 }
 
 /// The position in `lines` of the line whose signature covers the whole note, where approvals go:

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 
 use super::extensions::ExtensionRefusal;
+use super::ref_advice::set_ref_command;
 use crate::exit::{Class, ExitClass};
 use crate::model::shown::{one_line, shell_word, with_causes};
 
@@ -777,11 +778,13 @@ fn notes_ref_unusable(name: &str, target: &str, reason: &str, fault: NotesRefFau
         NotesRefFault::Symbolic => {
             let target_w = shell_word(target);
             format!(
-                "the notes reference {name} is a symbolic reference to {target}, and a notes reference must point directly at a notes commit. `git symbolic-ref {name_w}` shows where it points; to keep the notes {target} holds as speccoder's, make {name} point at its notes commit directly (`git update-ref --no-deref {name_w} {target_w}`), or remove the link alone (`git symbolic-ref --delete {name_w}`); deleting {name} with `git update-ref` without `--no-deref` would delete {target} and every note in it"
+                "the notes reference {name} is a symbolic reference to {target}, and a notes reference must point directly at a notes commit. `git symbolic-ref {name_w}` shows where it points; to keep the notes {target} holds as speccoder's, make {name} point at its notes commit directly (`{}`), or remove the link alone (`git symbolic-ref --delete {name_w}`); deleting {name} with `git update-ref` without `--no-deref` would delete {target} and every note in it",
+                set_ref_command(name, &target_w)
             )
         }
         NotesRefFault::NotACommit => format!(
-            "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit. Point it back at the notes commit it held before: `git rev-parse {name_w}@{{1}}` names what it held before its last change (`@{{2}}` the one before), and `git update-ref {name_w} <that commit>` puts it back"
+            "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit. Point it back at the notes commit it held before: `git rev-parse {name_w}@{{1}}` names what it held before its last change (`@{{2}}` the one before), and `{}` puts it back",
+            set_ref_command(name, "<that commit>")
         ),
         NotesRefFault::Damaged => format!(
             "the notes reference {name} cannot be read ({reason}), by git either, which can neither update nor remove it. Repair its file by hand: the last line of its log (`logs/{name}` in the git directory) names, as its second id, the notes commit it last held; write that id, alone on a line, into `{name}` in the git directory in place of what is there"

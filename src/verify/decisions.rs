@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::check::outcome::{CommitOutcome, Finding, worst};
-use crate::git::Repo;
+use crate::git::{Repo, delete_ref_command};
 use crate::model::predicate::Verdict;
 use crate::model::refs;
 use crate::model::shown::shell_word;
@@ -148,7 +148,9 @@ fn skip_row(
 /// `attest fetch` calls them, and neither is listed until one is deleted.
 fn two_skips(target: String, one: &str, other: &str) -> TickReport {
     let message = format!(
-        "{target} has two skips, {one} and {other}, at different commits; keep one (`git update-ref -d <ref>` deletes the other) and verify again"
+        "{target} has two skips, {one} and {other}, at different commits; keep one, deleting the other (`{}` or `{}`), and verify again",
+        delete_ref_command(one),
+        delete_ref_command(other)
     );
     TickReport::without_commit(target, "two_skips", message)
 }

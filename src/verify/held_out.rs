@@ -18,7 +18,7 @@ use crate::check::held_out::{
     Difference, PublishedCopy, RefSets, TAMPERED, published_sets, read_published_copy, read_set, top_advice,
 };
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::git::{GitError, Repo};
+use crate::git::{GitError, Repo, delete_ref_command, set_ref_command};
 use crate::model::dialect::Dialect;
 use crate::model::refs::{HELD_OUT_PREFIX, held_out_ref};
 use crate::model::shown::{one_line, shell_word};
@@ -118,7 +118,9 @@ fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
         Ok(tree) => tree,
         Err(GitError::WrongKind { found, .. }) => {
             return unreadable(format!(
-                "{name} names a {found}, not a commit, so the held-out sets published there cannot be checked; point it at its last commit (`git reflog {name_w}`, then `git update-ref --no-deref {name_w} <commit>`), or delete it (`git update-ref --no-deref -d {name_w}`) and fetch or publish it again"
+                "{name} names a {found}, not a commit, so the held-out sets published there cannot be checked; point it at its last commit (`git reflog {name_w}`, then `{}`), or delete it (`{}`) and fetch or publish it again",
+                set_ref_command(name, "<commit>"),
+                delete_ref_command(name)
             ));
         }
         Err(e) => return unreadable(format!("{name} cannot be read: {e}")),
@@ -129,7 +131,7 @@ fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
             TAMPERED,
             format!(
                 "{name} is not as `speccoder held-out publish` writes it ({problem}), so no held-out set published there can be trusted; {}",
-                top_advice(&name_w, &problem)
+                top_advice(name, &problem)
             ),
         ),
         Err(e) => unreadable(format!("the tree of {name} cannot be read: {e}")),

@@ -676,6 +676,76 @@ fn a_decision_whose_note_would_be_too_large_names_the_task_s_title_in_tasks_md_a
     }
 }
 
+/// T002's title made so long that the note of its acceptance (signed with the project's key when
+/// `signed`) comes to `room` bytes below the longest line a reader takes, give or take a few;
+/// returns the decision commit, HEAD. Measured once with a short title, then made with the title
+/// that fills the room (a title's character takes 4/3 bytes of the line, as base64), so it holds
+/// whatever the statement's other fields take.
+fn a_decision_near_the_line_cap(p: &Project, signed: bool, room: usize) -> String {
+    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
+    let original = std::fs::read_to_string(&tasks).unwrap();
+    let decide = |title: usize| {
+        let long = format!("T002 {} ", "A".repeat(title));
+        std::fs::write(&tasks, original.replacen("T002 ", &long, 1)).unwrap();
+        p.commit_all("A task whose title is long");
+        let args = ["accept", "001-bookmark-tags/T002", "--reason", "ok"];
+        let run = if signed { p.signed(&args) } else { p.run(&[&args[..], &["--signer", "none"]].concat()) };
+        run.expect(0);
+        p.note("HEAD").len()
+    };
+    let (known, cap) = (1_000, speccoder_attest::model::dsse::MAX_LINE_BYTES);
+    let measured = decide(known);
+    p.git(&["reset", "-q", "--hard", "HEAD~2"]);
+    let line = decide(known + (cap - room - measured) * 3 / 4);
+    assert!(line <= cap - room + 8 && line + room + 8 >= cap, "{line} bytes, {room} below {cap}?");
+    p.git(&["rev-parse", "HEAD"])
+}
+
+/// `attest sign` of a note whose line the signature would make longer than a reader takes names
+/// the note's largest part (the task's title, as the note of the commit holds it) and to record
+/// the task again, never only that the note is too large (exit 13), and signs nothing.
+#[test]
+fn attest_sign_of_a_note_a_signature_would_make_too_large_names_its_largest_part_and_signs_nothing() {
+    let p = Project::new();
+    let commit = a_decision_near_the_line_cap(&p, false, 200);
+    let before = p.snapshot();
+    let out = p.signed(&["attest", "sign"]).expect(13);
+    for said in [
+        "more than a reader takes".to_owned(),
+        format!(
+            "is the task's title (/predicate/task/title in the task-verification statement), as the note of {commit} holds it"
+        ),
+        "record the task again with less there".to_owned(),
+    ] {
+        assert!(out.stderr.contains(&said), "{said:?} in {}", out.stderr);
+    }
+    assert_eq!(p.snapshot(), before, "nothing signed");
+}
+
+/// `attest carry` of a note whose re-issued statements would make a line longer than a reader
+/// takes (the old line and `carried`) names the note's largest part (the task's title, as the old
+/// commit's note holds it) and to record the task again (exit 13), and writes nothing.
+#[test]
+fn attest_carry_of_a_note_its_re_issue_would_make_too_large_names_its_largest_part_and_writes_nothing() {
+    let p = Project::new();
+    let old = a_decision_near_the_line_cap(&p, true, 100);
+    p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2020-01-01T00:00:00Z"]);
+    let before = p.snapshot();
+    let allowed = p.allowed.to_str().unwrap();
+    let out = p.signed(&["attest", "carry", "--from", &old, "--to", "HEAD", "--allowed-signers", allowed]);
+    let out = out.expect(13);
+    for said in [
+        "more than a reader takes".to_owned(),
+        format!(
+            "is the task's title (/predicate/task/title in the task-verification statement), as the note of {old} holds it"
+        ),
+        "record the task again with less there".to_owned(),
+    ] {
+        assert!(out.stderr.contains(&said), "{said:?} in {}", out.stderr);
+    }
+    assert_eq!(p.snapshot(), before, "nothing carried");
+}
+
 /// A `user.name` too long for a name, or one that holds nothing a trailer can show, is named as
 /// git's `user.name`, the default of `--by` (never as a `--by` that was not given), with what to
 /// do (exit 13), and nothing is written; a name is counted as its trailer carries it, and the
@@ -800,11 +870,71 @@ fn a_reference_in_the_way_of_the_skip_ref_is_named_with_the_update_ref_that_remo
             "{in_the_way} exists here, and git cannot keep a reference and a directory of references of one name"
         );
         assert!(out.stderr.contains(&says), "{}", out.stderr);
-        assert!(out.stderr.contains(&format!("`git update-ref -d {in_the_way}`")), "{}", out.stderr);
+        let delete = format!("`git update-ref --no-deref -d {in_the_way}`");
+        assert!(out.stderr.contains(&delete), "{}", out.stderr);
         assert_eq!(p.snapshot(), before, "nothing written");
         p.git(&["update-ref", "-d", &in_the_way]);
         p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(0);
     }
+}
+
+/// A symbolic reference in the way of the skip ref (`git symbolic-ref` naming a branch) is removed
+/// by the command skip advises, and the branch it names is kept: git's plain `git update-ref -d`
+/// follows the link and deletes the branch.
+#[test]
+fn a_symbolic_reference_in_the_way_of_the_skip_ref_is_removed_by_the_advice_and_its_branch_kept() {
+    let p = Project::new();
+    let in_the_way = format!("refs/speccoder/skipped/{UNIT}");
+    let kept = p.git(&["rev-parse", "HEAD"]);
+    p.git(&["update-ref", "refs/heads/keep", &kept]);
+    p.git(&["symbolic-ref", &in_the_way, "refs/heads/keep"]);
+    let out = p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(14);
+    let advised = common::advised_update_refs(&out.stderr);
+    assert_eq!(advised, [["update-ref", "--no-deref", "-d", in_the_way.as_str()]], "{}", out.stderr);
+
+    for command in &advised {
+        p.git(&command.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    assert_eq!(p.git(&["rev-parse", "refs/heads/keep"]), kept, "the branch the link named is kept");
+    assert_eq!(p.git(&["for-each-ref", &in_the_way]), "", "the link is gone");
+    p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(0);
+}
+
+/// Two skips of one task, one of them a symbolic reference naming a branch that points at the
+/// other skip commit: verify's `two_skips` advises deleting either with `--no-deref`, and following
+/// it for the symbolic one keeps the branch, leaving one skip.
+#[test]
+fn two_skips_one_a_symbolic_reference_are_settled_by_the_advice_without_deleting_its_branch() {
+    let p = Project::from_fixture("openspec");
+    let change = p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/"]);
+    let unit =
+        change.lines().map(|l| l.trim_start_matches("openspec/changes/")).find(|u| *u != "archive").unwrap();
+    let target = format!("{unit}/1.1");
+    let (escaped, published) =
+        (format!("refs/speccoder/skipped/{unit}/1%2E1"), format!("refs/speccoder/skipped/{unit}/1.1"));
+    p.signed(&["skip", &target, "--reason", "not needed"]).expect(0);
+    let first = p.git(&["rev-parse", &escaped]);
+    p.run(&["skip", &target, "--undo"]).expect(0);
+    p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(0);
+    p.git(&["update-ref", "refs/heads/first-skip", &first]);
+    p.git(&["symbolic-ref", &published, "refs/heads/first-skip"]);
+
+    let allowed = p.allowed.to_str().unwrap();
+    let verify = |code| {
+        let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+        row(&v.expect(code).json(), &target).clone()
+    };
+    let conflict = verify(26);
+    assert_eq!(conflict["reason"], "two_skips", "{conflict:#}");
+    let message = conflict["findings"][0]["message"].as_str().unwrap();
+    let advised = common::advised_update_refs(message);
+    let delete = |name: &str| vec!["update-ref".to_owned(), "--no-deref".into(), "-d".into(), name.into()];
+    assert_eq!(advised, [delete(&escaped), delete(&published)], "{message}");
+
+    let symbolic: Vec<&str> = advised[1].iter().map(String::as_str).collect();
+    p.git(&symbolic);
+    assert_eq!(p.git(&["rev-parse", "refs/heads/first-skip"]), first, "the branch the link named is kept");
+    assert_eq!(verify(0)["outcome"], "skipped");
 }
 
 /// An accept unticked in a later commit leaves the branch nothing to check, though its decision

@@ -917,7 +917,7 @@ fn a_remote_reference_no_merge_can_take_is_a_named_conflict_and_every_other_refe
         assert!(said.contains("git refuses in a tree, `.git`"), "{said}");
         assert!(said.contains(&format!("`git push origin --delete {held_out}`")), "{said}");
         assert!(said.contains("refs/speccoder/skipped/mine exists here"), "{said}");
-        assert!(said.contains("`git update-ref -d refs/speccoder/skipped/mine`"), "{said}");
+        assert!(said.contains("`git update-ref --no-deref -d refs/speccoder/skipped/mine`"), "{said}");
         assert_eq!(bob.rev(&skip), ours, "the conflicting references stay as they were");
         assert!(bob.git_run(&["rev-parse", "--verify", "-q", &held_out]).stdout.is_empty());
         assert_eq!(bob.rev("refs/speccoder/skipped/zz-unit/T1"), main, "the others are merged");
@@ -935,6 +935,33 @@ fn a_remote_reference_no_merge_can_take_is_a_named_conflict_and_every_other_refe
     assert_eq!(bob.rev("refs/speccoder/skipped/mine/T1"), main);
     let verified = bob.verify(&[]);
     assert_eq!(verified.code(), Some(0), "the evidence and the skip hold: {verified}");
+}
+
+/// A reference of ours in the way of a remote one's name that is a symbolic reference naming a
+/// branch: the `name_taken` conflict advises deleting ours with `--no-deref`, and following it
+/// removes the link alone (git's plain `git update-ref -d` deletes the branch), after which the
+/// fetch takes the remote's.
+#[test]
+fn a_symbolic_reference_of_ours_in_the_way_of_a_remote_one_is_removed_by_the_advice_and_its_branch_kept() {
+    let team = Team::new();
+    let (_ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let main = bob.rev("origin/main");
+    let mine = "refs/speccoder/skipped/mine";
+    bob.git(&["update-ref", "refs/heads/keep", &main]);
+    bob.git(&["symbolic-ref", mine, "refs/heads/keep"]);
+    team.run_git(&team.remote, &["update-ref", &format!("{mine}/T1"), &main]);
+
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    let said = said(&out);
+    assert!(said.contains(&format!("{mine} exists here")), "{said}");
+    let advised = common::advised_update_refs(&said);
+    let expected = ["update-ref", "--no-deref", "-d", mine];
+    assert!(!advised.is_empty() && advised.iter().all(|c| *c == expected), "{said}");
+
+    bob.git(&advised[0].iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(bob.rev("refs/heads/keep"), main, "the branch the link named is kept");
+    bob.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(bob.rev(&format!("{mine}/T1")), main, "the remote's is taken");
 }
 
 // --- damaged notes on the remote ----------------------------------------------------------------

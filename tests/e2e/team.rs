@@ -2206,13 +2206,13 @@ fn assert_skip_conflict(team: &Team, clone: &Clone<'_>, skip: &str, theirs: &str
         let out = clone.speccoder(&["attest", "fetch"]).failure(14);
         assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
         assert!(out.stdout.contains(&theirs[..12]) && out.stdout.contains(&ours[..12]), "{out}");
-        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+        assert!(out.stdout.contains(&format!("git update-ref --no-deref {skip} {theirs}")), "{out}");
         assert!(out.stdout.contains(&format!("git push origin --delete {skip}")), "{out}");
         assert_eq!(clone.rev(skip), ours);
     }
     let out = clone.speccoder(&["attest", "push"]).failure(14);
     assert!(out.stderr.contains(skip) && !out.stderr.contains("overtaken"), "{out}");
-    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+    assert!(out.stderr.contains(&format!("git update-ref --no-deref {skip} {theirs}")), "{out}");
     assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
     assert_eq!(team.run_git(&team.remote, &["rev-parse", skip]).trim(), theirs);
     assert_eq!(clone.rev(skip), ours);
@@ -2302,7 +2302,8 @@ fn a_skip_the_remote_replaced_is_taken_by_another_clone_with_the_one_it_had_name
     let second = replace("b");
     let out = bob.speccoder(&["attest", "fetch"]).success();
     assert!(out.stdout.contains(&format!("{skip}: now {}, replaced", &second[..12])), "{out}");
-    assert!(out.stdout.contains(&format!("To keep the one here: `git update-ref {skip} {first}`")), "{out}");
+    let keep = format!("To keep the one here: `git update-ref --no-deref {skip} {first}`");
+    assert!(out.stdout.contains(&keep), "{out}");
     assert_eq!(bob.rev(&skip), second);
 
     // The advice, followed, brings his back as a conflict that fetch reports.

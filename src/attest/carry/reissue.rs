@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::checks::{Checked, disagreement, read_and_agree};
 use super::{CarriedRow, CarryError, RefusedRow, Stop};
 use crate::attest::pipeline::{note_of, sign_all};
-use crate::attest::provenance::{LeakError, Origin};
+use crate::attest::provenance::{self, LeakError, Origin};
 use crate::attest::signing::Chosen;
 use crate::attest::statements::{self, Line};
 use crate::attest::{LineReport, NoteNotWritten, commit_object_sha256, now_rfc3339};
@@ -40,7 +40,10 @@ pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result
     let Checked { old, new, target, verdict, old_note, .. } = checked;
     let payloads = reissue(repo, checked, &now_rfc3339())?;
     let (envelopes, _, _) = sign_all(&payloads, chosen)?;
-    let note = note_of(&envelopes)?;
+    let note = note_of(&envelopes).map_err(|too_large| {
+        let named = payloads.iter().map(|l| l.name.as_str()).zip(&envelopes);
+        provenance::naming_largest_part(too_large, named, |_, _| Origin::Note(old.id.to_string()))
+    })?;
     let new_sha256 = commit_object_sha256(repo, new.id)?;
     let (_, findings) = read_and_agree(repo, &note, new, target, verdict.as_deref(), &new_sha256);
     if let Some(reason) = disagreement(&findings) {
@@ -89,7 +92,7 @@ fn reissue(repo: &Repo, checked: &Checked, time: &str) -> Result<Vec<Line>, Carr
             .map_err(|source| CarryError::NotJson { line: line.number, from: from.clone(), source })?;
         statement["subject"] = json!([subject]);
         let predicate_type = statement["predicateType"].as_str().unwrap_or_default().to_owned();
-        let name = line.input_name().unwrap_or_else(|| "summary".to_owned());
+        let name = line.bundle_name();
         match &line.body {
             Body::Summary(_) => {
                 summary_at.push(out.len());

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::attest::target::BadTarget;
 use crate::exit::{Class, ExitClass};
-use crate::git::GitError;
+use crate::git::{GitError, delete_ref_command, set_ref_command};
 use crate::model::clean::LeakAt;
 use crate::model::shown::{one_line, one_line_path, shell_word};
 use crate::spec;
@@ -112,8 +112,10 @@ pub enum HeldOutError {
     },
     /// A held-out reference names something other than a commit.
     #[error(
-        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference_w}`, then `git update-ref --no-deref {reference_w} <commit>`), or delete it (`git update-ref --no-deref -d {reference_w}`) and publish again",
-        reference_w = shell_word(&.reference.to_string())
+        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {}`, then `{}`), or delete it (`{}`) and publish again",
+        shell_word(.reference),
+        set_ref_command(.reference, "<commit>"),
+        delete_ref_command(.reference)
     )]
     NotACommit {
         /// The reference.

@@ -17,7 +17,7 @@ use crate::check::signatures;
 use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
 use crate::check::trust::{SignatureTime, SignatureTrust, TrustFiles};
 use crate::exit;
-use crate::git::{CasUpdate, Commit, GitError, ObjectId, Repo, trailers};
+use crate::git::{CasUpdate, Commit, GitError, ObjectId, Repo, delete_ref_command, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
@@ -661,7 +661,7 @@ impl OnRef {
             Err(problem) => {
                 let why = format!(
                     "{reference} is not as `held-out publish` writes it ({problem}), so nothing is added to it; {}",
-                    top_advice(&shell_word(reference), &problem)
+                    top_advice(reference, &problem)
                 );
                 on_ref.differing = sets.iter().map(|s| (s.key.clone(), why.clone())).collect();
                 return Ok(on_ref);
@@ -703,9 +703,10 @@ fn copy_differs(repo: &Repo, reference: &str, key: &str, copy: ObjectId) -> Opti
 
 /// What to do about a held-out ref that holds something other than the stored sets.
 fn what_to_do(reference: &str) -> String {
-    let reference = shell_word(reference);
     format!(
-        "find where it came from (`git log {reference}`), then fetch an intact copy, or delete it (`git update-ref --no-deref -d {reference}`) and publish again from a store that holds the unit's sets"
+        "find where it came from (`git log {}`), then fetch an intact copy, or delete it (`{}`) and publish again from a store that holds the unit's sets",
+        shell_word(reference),
+        delete_ref_command(reference)
     )
 }
 

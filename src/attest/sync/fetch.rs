@@ -13,7 +13,9 @@ use super::{tracking_notes_ref, tracking_prefix};
 use crate::attest::note_join::NoteJoiner;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
-use crate::git::{Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
+use crate::git::{
+    Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo, set_ref_command,
+};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::{in_line, shell_word};
 
@@ -95,9 +97,9 @@ impl std::fmt::Display for FetchReport {
                 ),
                 RefMerged::Took { to } => format!("now {}", short(to)),
                 RefMerged::Replaced { from, to } => format!(
-                    "now {}, replaced: the remote's does not descend from the one here, {from} (replaced by force, or deleted and made again). To keep the one here: `git update-ref {} {from}`; the next fetch reports the two as a conflict and how to settle it",
+                    "now {}, replaced: the remote's does not descend from the one here, {from} (replaced by force, or deleted and made again). To keep the one here: `{}`; the next fetch reports the two as a conflict and how to settle it",
                     short(to),
-                    shell_word(&row.name)
+                    set_ref_command(&row.name, from)
                 ),
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),

@@ -24,7 +24,9 @@ use gix::ObjectId;
 
 use crate::check::trust::TrustError;
 use crate::exit::{Class, ExitClass};
-use crate::git::{CasUpdate, Direction, GitError, Head, Repo, Unjoinable};
+use crate::git::{
+    CasUpdate, Direction, GitError, Head, Repo, Unjoinable, delete_ref_command, set_ref_command,
+};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::shell_word;
 
@@ -252,8 +254,8 @@ impl RefConflict {
         match &self.kind {
             Unjoinable::BothMoved => {
                 let theirs = match &self.theirs {
-                    Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
-                    None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
+                    Some(id) => format!("keep theirs with `{}`", set_ref_command(&self.name, id)),
+                    None => format!("keep theirs (deleted) with `{}`", delete_ref_command(&self.name)),
                 };
                 format!(
                     "{theirs}, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
@@ -271,11 +273,12 @@ impl RefConflict {
                 )
             }
             Unjoinable::DamagedHere => format!(
-                "repair yours or delete it with `git update-ref -d {name}` (the next fetch takes the remote's); {again}"
+                "repair yours or delete it with `{}` (the next fetch takes the remote's); {again}",
+                delete_ref_command(&self.name)
             ),
             Unjoinable::NameTaken { by } => format!(
-                "keep theirs by deleting yours with `git update-ref -d {}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}",
-                shell_word(by)
+                "keep theirs by deleting yours with `{}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}",
+                delete_ref_command(by)
             ),
         }
     }

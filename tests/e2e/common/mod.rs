@@ -396,6 +396,14 @@ pub fn edit_and_commit(p: &Project, path: &str, from: &str, to: &str, message: &
     p.git(&["commit", "-q", "-am", message]);
 }
 
+/// The arguments after `git` of each `git update-ref` command `text` advises in a code span, as a
+/// person copies them to run (the names in these tests are plain: no span quotes one).
+pub fn advised_update_refs(text: &str) -> Vec<Vec<String>> {
+    let spans = text.split('`').skip(1).step_by(2);
+    let commands = spans.filter(|span| span.starts_with("git update-ref "));
+    commands.map(|c| c.split_whitespace().skip(1).map(str::to_owned).collect()).collect()
+}
+
 /// Copies the directory tree `from` into `to` (regular files and directories only).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
