@@ -875,3 +875,54 @@ fn a_decision_carrying_tick_fields_as_null_claims_nothing_and_is_evidenced() {
     let v = p.verify(&[]).expect(0).json();
     assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
 }
+
+/// The fixture's OpenSpec change with tasks numbered as OpenSpec numbers a task inserted between
+/// others (`1.1a`, `1.2b` and `1.3c.`, its trailing `.` not part of the id), committed: the
+/// project and the change.
+fn openspec_with_lettered_ids() -> (Project, &'static str) {
+    let p = Project::from_fixture("openspec");
+    let unit = "add-tag-filter";
+    let path = format!("openspec/changes/{unit}/tasks.md");
+    let text = std::fs::read_to_string(p.root.join(&path)).unwrap();
+    let text = text
+        .replace("- [ ] 1.2 ", "- [ ] 1.1a Cover an empty tag in tests/tags_filter.rs\n- [ ] 1.2 ")
+        .replace("- [ ] 1.3 ", "- [ ] 1.2b Keep the filter in the URL\n- [ ] 1.3 ")
+        .replace("- [ ] 1.4 ", "- [ ] 1.3c. Show the tag count\n- [ ] 1.4 ");
+    p.write(&path, &text);
+    p.commit_all("Insert tasks between others");
+    (p, unit)
+}
+
+#[test]
+fn an_openspec_task_id_ending_in_letters_is_attested_accepted_skipped_and_verified() {
+    let (p, unit) = openspec_with_lettered_ids();
+    // OpenSpec reads the change as valid.
+    let mut openspec = std::process::Command::new(common::openspec());
+    common::isolate(&mut openspec, &p.home);
+    openspec.current_dir(&p.root).args(["validate", unit, "--strict", "--no-interactive"]);
+    common::run(openspec).success();
+
+    p.attest(&format!("{unit}/1.1a"), serde_json::json!({}));
+    p.signed(&["accept", &format!("{unit}/1.3c"), "--reason", "by hand"]).expect(0);
+    let skipped =
+        p.signed(&["skip", &format!("{unit}/1.2b"), "--reason", "later", "--json"]).expect(0).json();
+    let reference = format!("refs/speccoder/skipped/{unit}/1%2E2b");
+    assert_eq!(skipped["reference"], reference.as_str());
+    p.git(&["check-ref-format", &reference]);
+    let tasks = std::fs::read_to_string(p.root.join(format!("openspec/changes/{unit}/tasks.md"))).unwrap();
+    for line in ["- [x] 1.1a Cover", "- [ ] 1.2b Keep", "- [x] 1.3c. Show"] {
+        assert!(tasks.contains(line), "{line}: {tasks}");
+    }
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(row(&v, &format!("{unit}/1.1a"))["outcome"], "evidenced", "{v:#}");
+    assert_eq!(row(&v, &format!("{unit}/1.3c"))["verdict"], "attested", "{v:#}");
+    assert_eq!(row(&v, &format!("{unit}/1.2b"))["outcome"], "skipped", "{v:#}");
+
+    // A box of such an id ticked by hand is a task ticked without evidence, not a box that is no task.
+    p.run(&["skip", &format!("{unit}/1.2b"), "--undo"]).expect(0);
+    let path = p.root.join(format!("openspec/changes/{unit}/tasks.md"));
+    std::fs::write(&path, tasks.replace("- [ ] 1.2b Keep", "- [x] 1.2b Keep")).unwrap();
+    p.commit_all("Tick 1.2b by hand");
+    let v = p.verify(&[]).expect(26).json();
+    assert_eq!(row(&v, &format!("{unit}/1.2b"))["reason"], "ticked_without_evidence", "{v:#}");
+}
