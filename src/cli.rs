@@ -153,8 +153,9 @@ pub enum Command {
     /// one-line `skipped` decision as its note, and points refs/speccoder/skipped/<unit>/<task> at
     /// it (unit and task escaped: every byte other than A-Z a-z 0-9 - _ becomes %XX). The branch
     /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
-    /// as verified. `--undo` deletes the ref, and the published speccoder's spelling of it, by
-    /// compare-and-swap, naming each. The reason and the name are held
+    /// as verified. `--undo` deletes the ref, and the published speccoder's spelling of it (the
+    /// unit as it is, only % and : of the task escaped), by compare-and-swap, naming each. The
+    /// reason and the name are held
     /// to the limits `accept` holds them to (2000 and 200 characters).
     ///
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
@@ -164,11 +165,12 @@ pub enum Command {
     /// file, `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
     /// at HEAD, a unit in the work tree but not committed (named, with the `git add` and `git
-    /// commit` that bring it in), a skip exists already, another reference in the way of the skip
-    /// ref's name (named, with the `git update-ref --no-deref -d` that removes it alone), `--undo`
-    /// without a skip, unborn branch, an index that cannot be read, a lock held by another command
-    /// (the message names the lock file to remove if no such command is running); 1 internal
-    /// error. Nothing is written on any failure.
+    /// commit` that bring it in), a skip exists already (under either spelling), the skip ref's
+    /// name holding the published speccoder's skip of another task, another reference in the way
+    /// of the skip ref's name (named, with the `git update-ref --no-deref -d` that removes it
+    /// alone), `--undo` without a skip, unborn branch, an index that cannot be read, a lock held
+    /// by another command (the message names the lock file to remove if no such command is
+    /// running); 1 internal error. Nothing is written on any failure.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]

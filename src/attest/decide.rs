@@ -22,6 +22,7 @@ use crate::attest::sync;
 use crate::attest::target::{BadTarget, split_target};
 use crate::attest::tick::{self, Opened, TickError};
 use crate::attest::{LineReport, NoteNotWritten, now_rfc3339};
+use crate::check::trailers;
 use crate::exit::{Class, ExitClass};
 use crate::git::{
     GitError, Head, ObjectId, Repo, UpdateNoteError, delete_ref_command, trailers::sanitize_value,
@@ -278,6 +279,20 @@ pub enum DecideError {
         /// The reference in its way.
         by: String,
     },
+    /// The skip ref's name holds the published speccoder's skip of another task, which spells it
+    /// alike (its record's `Spec-Task:` names that task).
+    #[error(
+        "{reference}, the name of the skip of {target}, holds the published speccoder's skip of {other} (its commit's `Spec-Task:` names it; the published speccoder keeps the unit's name as it is, this one escapes it); undo that skip first (`speccoder skip {other_w} --undo`) or rename one of the two units, and skip again",
+        other_w = shell_word(other)
+    )]
+    NameHeldByOther {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The skip ref.
+        reference: String,
+        /// The task whose skip it holds, `<unit>/<task>`.
+        other: String,
+    },
     /// `--undo` without a skip.
     #[error("{target} has no skip to undo: {reference} does not exist")]
     NoSkip {
@@ -333,6 +348,7 @@ impl ExitClass for DecideError {
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
             | DecideError::NameTaken { .. }
+            | DecideError::NameHeldByOther { .. }
             | DecideError::NoSkip { .. } => Class::GitPrecondition,
         }
     }
@@ -456,16 +472,20 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     }
     let reference = refs::checked_skipped_ref(&facts.unit, &facts.id)?;
     // The published speccoder's spelling of the same skip counts as one too.
-    let published =
-        refs::published_skipped_ref(&facts.unit, &facts.id, |id| spec::is_task_id(facts.format, id));
-    for name in std::iter::once(&reference).chain(&published) {
-        if let Some(existing) = repo.ref_target(name)? {
-            return Err(DecideError::AlreadySkipped {
-                target: req.target.clone(),
-                reference: name.clone(),
-                commit: existing.to_string(),
-            });
-        }
+    if let Some((name, existing)) = existing_skips(repo, &facts.unit, &facts.id)?.into_iter().next() {
+        return Err(DecideError::AlreadySkipped {
+            target: req.target.clone(),
+            reference: name,
+            commit: existing.to_string(),
+        });
+    }
+    if repo.ref_target(&reference)?.is_some() {
+        // Not this task's skip: the published speccoder's of another task it shares a name with.
+        let other = match refs::skip_of(&reference, &facts.unit, |_| true) {
+            refs::SkipOf::Shared { other, .. } => other,
+            _ => String::new(),
+        };
+        return Err(DecideError::NameHeldByOther { target: req.target.clone(), reference, other });
     }
     if let Some(by) = repo.name_taken_by(&reference)? {
         return Err(DecideError::NameTaken { target: req.target.clone(), reference, by });
@@ -511,8 +531,8 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
 }
 
 /// Deletes the skip of `target` under every spelling that names it (ours, and the published
-/// speccoder's: an OpenSpec `1.2` unescaped), by compare-and-swap in one transaction: a skip stays
-/// in force while either spelling names it.
+/// speccoder's: the unit as it is, an OpenSpec `1.2` unescaped), by compare-and-swap in one
+/// transaction: a skip stays in force while either spelling names it.
 ///
 /// # Errors
 /// A bad target or unit name, [`DecideError::NoSkip`], or a skip ref that moved meanwhile.
@@ -520,26 +540,37 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
     let ours = refs::checked_skipped_ref(unit, task_id)?;
-    let published = refs::published_skipped_ref(unit, task_id, |id| {
-        [spec::Format::SpecKit, spec::Format::OpenSpec].into_iter().any(|format| spec::is_task_id(format, id))
-    });
-    let spellings: Vec<String> = std::iter::once(ours.clone()).chain(published).collect();
-    let mut found = Vec::new();
-    for name in &spellings {
-        if let Some(commit) = repo.ref_target(name)? {
-            found.push((name.clone(), commit));
-        }
-    }
+    let found = existing_skips(repo, unit, task_id)?;
     if found.is_empty() {
         return Err(DecideError::NoSkip { target: target.to_owned(), reference: ours });
     }
     repo.delete_refs_cas(&found)?;
+    let spellings: Vec<String> =
+        std::iter::once(ours).chain(refs::published_skipped_ref(unit, task_id)).collect();
     let deleted = found
         .into_iter()
         .map(|(reference, commit)| DeletedSkip { reference, removed: commit.to_string() })
         .collect();
     let on_remotes = on_remotes(repo, &spellings)?;
     Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted, on_remotes })
+}
+
+/// The skip refs of `task` of `unit` that exist, ours first, then the published speccoder's
+/// ([`refs::published_skipped_ref`]: the unit as it is, the task with only `%` and `:` escaped),
+/// each with its commit. A name that is also the other spelling of another task's skip
+/// ([`refs::SkipOf::Shared`]) is that task's when its commit's `Spec-Task:` names that one, and
+/// then not listed ([`trailers::skip_ref_of`]).
+fn existing_skips(repo: &Repo, unit: &str, task: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+    let spellings =
+        std::iter::once(refs::skipped_ref(unit, task)).chain(refs::published_skipped_ref(unit, task));
+    let mut found = Vec::new();
+    for name in spellings {
+        let Some(commit) = repo.ref_target(&name)? else { continue };
+        if let refs::SkipOf::Task(_) = trailers::skip_ref_of(repo, (&name, commit), unit, |_| true) {
+            found.push((name, commit));
+        }
+    }
+    Ok(found)
 }
 
 /// Each remote that held a skip ref of `spellings` when last fetched from or pushed to, with the

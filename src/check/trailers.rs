@@ -1,8 +1,9 @@
 //! The task and verdict a commit claims: its `Spec-Task:` and `Verdict:` trailers.
 
 use crate::check::decision::{DECISION_KEYS, doubled_decider};
-use crate::git::trailers;
+use crate::git::{ObjectId, Repo, trailers};
 use crate::model::predicate::Verdict;
+use crate::model::refs::{self, SkipOf};
 use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
 use crate::spec;
@@ -43,6 +44,29 @@ pub fn is_published_skip_record(message: &str, parents: usize) -> bool {
     let found = trailers::parse_without_divider(message);
     let has = |key: &str| found.iter().any(|(k, _)| k.eq_ignore_ascii_case(key));
     parents == 0 && !has(VERDICT) && has(SKIPPED_BY)
+}
+
+/// What the skip ref `name`, at commit `id`, says of the skips of `unit` ([`refs::skip_of`]): a
+/// name two tasks share ([`SkipOf::Shared`]) is the skip of the other task when the commit's
+/// `Spec-Task:` ([`task_trailers`]) names that one, and of the unit's task otherwise (a commit that
+/// cannot be read names none). `skip`, `skip --undo` and verify read a skip ref so.
+pub fn skip_ref_of(
+    repo: &Repo,
+    (name, id): (&str, ObjectId),
+    unit: &str,
+    is_task_id: impl FnOnce(&str) -> bool,
+) -> SkipOf {
+    match refs::skip_of(name, unit, is_task_id) {
+        SkipOf::Shared { task, other } => {
+            let names = |message: &str| task_trailers(message).0.as_deref() == Some(other.as_str());
+            if repo.commit(id).is_ok_and(|commit| names(&commit.message)) {
+                SkipOf::Other
+            } else {
+                SkipOf::Task(task)
+            }
+        }
+        read => read,
+    }
 }
 
 /// The verdict a commit claims: its `Verdict:` trailer (as [`task_trailers`] reads it), or

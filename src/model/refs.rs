@@ -5,9 +5,14 @@
 //! Escaping: every byte of the UTF-8 text that is not an ASCII letter, digit, `-` or `_` becomes
 //! `%` and two uppercase hex digits. `T005` and `001-bookmark-tags` stay as they are, `1.2` becomes
 //! `1%2E2`, `bug:crash` becomes `bug%3Acrash`. The result never holds `.`, `/`, `:` or anything
-//! else git refuses in a reference name, and exactly one text escapes to a given component. A skip
-//! reference the published speccoder wrote names its task unescaped (`1.2`); the reader takes that
-//! spelling too, for a task id only ([`skipped_task`]).
+//! else git refuses in a reference name, and exactly one text escapes to a given component.
+//!
+//! The published speccoder (0.9.0) spells a skip reference otherwise: the unit as it is, the task
+//! with only `%` and `:` escaped (`%25`, `%3A`), so its skip of `add.v2/1.2` is
+//! `refs/speccoder/skipped/add.v2/1.2` where ours is `.../add%2Ev2/1%2E2`
+//! ([`published_skipped_ref`]). Both spellings are read back ([`skip_of`]); a name both give, to two
+//! tasks (the unit `a%2Eb`, spelt as it is, is `a.b` escaped), is the skip of the task its record's
+//! `Spec-Task:` names ([`SkipOf::Shared`]).
 
 /// The prefix of every skip reference.
 pub const SKIPPED_PREFIX: &str = "refs/speccoder/skipped/";
@@ -64,13 +69,105 @@ pub fn unescape_component(component: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The task a skip reference's task `component` names: the text it escapes
-/// ([`unescape_component`]), or the component itself as the published speccoder writes a task id,
-/// unescaped, when `is_task_id` takes it as a task id of the unit's format (an OpenSpec `1.2`,
-/// which this crate spells `1%2E2`); `None` for anything else.
+/// `task` as the published speccoder spells it in a skip reference: `%` as `%25`, `:` as `%3A`
+/// (git refuses a `:`), every other character as it is.
 #[must_use]
-pub fn skipped_task(component: &str, is_task_id: impl FnOnce(&str) -> bool) -> Option<String> {
-    unescape_component(component).or_else(|| is_task_id(component).then(|| component.to_owned()))
+pub fn published_task_component(task: &str) -> String {
+    let mut out = String::with_capacity(task.len());
+    for c in task.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            ':' => out.push_str("%3A"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The task a component names as [`published_task_component`] writes it: `%25` and `%3A` read
+/// back; `None` when the component holds a `:`, or a `%` that starts neither.
+#[must_use]
+pub fn published_task_of(component: &str) -> Option<String> {
+    let mut out = String::with_capacity(component.len());
+    let mut rest = component;
+    while let Some(at) = rest.find(['%', ':']) {
+        out.push_str(rest.get(..at)?);
+        let tail = rest.get(at..)?;
+        let (c, after) = match (tail.strip_prefix("%25"), tail.strip_prefix("%3A")) {
+            (Some(after), _) => ('%', after),
+            (_, Some(after)) => (':', after),
+            _ => return None,
+        };
+        out.push(c);
+        rest = after;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A skip's `<unit>/<task>`.
+fn target(unit: &str, task: &str) -> String {
+    format!("{unit}/{task}")
+}
+
+/// The `<unit>/<task>` whose skip [`skipped_ref`] names `name`, if it names one.
+fn our_reading(name: &str) -> Option<(String, String)> {
+    let (unit, task) = name.strip_prefix(SKIPPED_PREFIX)?.split_once('/')?;
+    Some((unescape_component(unit)?, unescape_component(task)?))
+}
+
+/// The `<unit>/<task>` whose skip the published speccoder names `name`, if it names one: the unit
+/// as it is, the task read by [`published_task_of`].
+fn published_reading(name: &str) -> Option<(String, String)> {
+    let (unit, task) = name.strip_prefix(SKIPPED_PREFIX)?.split_once('/')?;
+    Some((unit.to_owned(), published_task_of(task)?))
+}
+
+/// What the name of a reference under [`SKIPPED_PREFIX`] says of the skips of one unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipOf {
+    /// The skip of this task of the unit, by our spelling or the published speccoder's.
+    Task(String),
+    /// The skip of `task` of the unit by one spelling, and of `other` (`<unit>/<task>`, another
+    /// unit's task) by the other: a unit spelt as it is that is another's name escaped (`a%2Eb`,
+    /// which is `a.b` escaped, and a task the two spell alike, `T005`). The name alone cannot tell
+    /// which skip it is; the `Spec-Task:` of the commit it points at says.
+    Shared {
+        /// The unit's task.
+        task: String,
+        /// The other task it may be the skip of, `<unit>/<task>`.
+        other: String,
+    },
+    /// Under the unit's own prefix ([`skipped_unit_prefix`]) but the skip of none of its tasks: no
+    /// skip ref.
+    NoTask,
+    /// Not the unit's: under another prefix.
+    Other,
+}
+
+/// What the skip reference `name` says of the skips of `unit`: the task it names by our spelling
+/// ([`skipped_ref`]), or by the published speccoder's ([`published_skipped_ref`]) when
+/// `is_task_id` takes the task as one of the unit's format; either [`SkipOf::Shared`] with another
+/// task when the other spelling names that one.
+#[must_use]
+pub fn skip_of(name: &str, unit: &str, is_task_id: impl FnOnce(&str) -> bool) -> SkipOf {
+    let ours = our_reading(name);
+    let published = published_reading(name);
+    let of_unit = |reading: &Option<(String, String)>| reading.as_ref().is_some_and(|(u, _)| u == unit);
+    let (mine, theirs) = if of_unit(&ours) {
+        (ours, published)
+    } else if of_unit(&published) && published.as_ref().is_some_and(|(_, task)| is_task_id(task)) {
+        (published, ours)
+    } else if name.starts_with(&skipped_unit_prefix(unit)) {
+        return SkipOf::NoTask;
+    } else {
+        return SkipOf::Other;
+    };
+    let (_, task) = mine.unwrap_or_default();
+    match theirs {
+        Some((u, t)) if u != unit => SkipOf::Shared { task, other: target(&u, &t) },
+        _ => SkipOf::Task(task),
+    }
 }
 
 /// The longest component [`escape_component`] may yield for a reference speccoder writes: a loose
@@ -138,23 +235,44 @@ pub fn skipped_ref(unit: &str, task: &str) -> String {
 }
 
 /// The skip reference the published speccoder writes for `task` of `unit` where it spells it
-/// otherwise than [`skipped_ref`]: the task id as it is (`1.2`, which this crate escapes to
-/// `1%2E2`), read back as that task by [`skipped_task`]; `None` when both spell it alike, or
-/// `is_task_id` takes no such id.
+/// otherwise than [`skipped_ref`]: `refs/speccoder/skipped/<unit>/<task>`, the unit as it is and
+/// the task by [`published_task_component`] (`add.v2/1.2`, which this crate escapes to
+/// `add%2Ev2/1%2E2`). `None` when both spell it alike, or when that is no reference name git takes
+/// (a unit holding a `:` or a space, or ending in `.lock`): git refused it to the published
+/// speccoder, whose skip then failed, so no skip has that name.
 #[must_use]
-pub fn published_skipped_ref(
-    unit: &str,
-    task: &str,
-    is_task_id: impl FnOnce(&str) -> bool,
-) -> Option<String> {
-    (escape_component(task) != task && skipped_task(task, is_task_id).as_deref() == Some(task))
-        .then(|| format!("{}{task}", skipped_unit_prefix(unit)))
+pub fn published_skipped_ref(unit: &str, task: &str) -> Option<String> {
+    let name = format!("{}{}", published_unit_prefix(unit)?, published_task_component(task));
+    (name != skipped_ref(unit, task) && is_ref_name(&name)).then_some(name)
+}
+
+/// Whether git takes `name` as a reference name (`git check-ref-format`), by gix's check of the
+/// same rules.
+fn is_ref_name(name: &str) -> bool {
+    gix::validate::reference::name(name.into()).is_ok()
 }
 
 /// `refs/speccoder/skipped/<unit>/`: the prefix of the skips of one unit.
 #[must_use]
 pub fn skipped_unit_prefix(unit: &str) -> String {
     format!("{SKIPPED_PREFIX}{}/", escape_component(unit))
+}
+
+/// `refs/speccoder/skipped/<unit>/`, the unit as it is: the prefix of the published speccoder's
+/// skips of one unit; `None` when no reference name has it (git refused it to that tool).
+#[must_use]
+pub fn published_unit_prefix(unit: &str) -> Option<String> {
+    let prefix = format!("{SKIPPED_PREFIX}{unit}/");
+    (!unit.contains('/') && is_ref_name(&format!("{prefix}x"))).then_some(prefix)
+}
+
+/// The prefixes under which the skips of `unit` are found: ours ([`skipped_unit_prefix`]), then
+/// the published speccoder's ([`published_unit_prefix`]) where it differs.
+#[must_use]
+pub fn skip_prefixes(unit: &str) -> Vec<String> {
+    let ours = skipped_unit_prefix(unit);
+    let published = published_unit_prefix(unit).filter(|p| *p != ours);
+    std::iter::once(ours).chain(published).collect()
 }
 
 /// `refs/speccoder/held-out/<unit>`, the unit escaped.
@@ -190,29 +308,107 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_skip_ref_reads_the_escaped_task_and_the_published_unescaped_task_id_and_nothing_else() {
-        let dotted_id =
-            |id: &str| id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        assert_eq!(skipped_task("1%2E2", dotted_id).as_deref(), Some("1.2"));
-        assert_eq!(skipped_task("1.2", dotted_id).as_deref(), Some("1.2"));
-        assert_eq!(skipped_task("1.10.2", dotted_id).as_deref(), Some("1.10.2"));
-        assert_eq!(skipped_task("T005", dotted_id).as_deref(), Some("T005"));
-        for odd in ["a.b", "1.2.", "%2e", "1%2e2", "1.2%2E3", "1 2"] {
-            assert_eq!(skipped_task(odd, dotted_id), None, "{odd}");
-        }
-        assert_eq!(skipped_task("1.2", |_| false), None);
+    /// An OpenSpec task id, as `spec::is_task_id` reads one (the model cannot call it).
+    fn openspec_id(id: &str) -> bool {
+        let numbers = id.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        numbers.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            && (numbers.len() == id.len() || numbers.contains('.'))
     }
 
     #[test]
-    fn the_published_spelling_of_a_skip_is_named_only_where_it_differs_from_ours() {
-        let dotted = |id: &str| id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    fn a_skip_ref_reads_the_escaped_task_and_the_published_unescaped_task_id_and_nothing_else() {
+        let of = |name: &str| skip_of(&format!("{SKIPPED_PREFIX}add-tags/{name}"), "add-tags", openspec_id);
+        for (part, task) in
+            [("1%2E2", "1.2"), ("1.2", "1.2"), ("1.10.2", "1.10.2"), ("1.1a", "1.1a"), ("T005", "T005")]
+        {
+            assert_eq!(of(part), SkipOf::Task(task.to_owned()), "{part}");
+        }
+        for odd in ["a.b", "1.2.", "%2e", "1%2e2", "1.2%2E3", "1 2", "1.2/x"] {
+            assert_eq!(of(odd), SkipOf::NoTask, "{odd}");
+        }
+        let other = skip_of("refs/speccoder/skipped/other/1.2", "add-tags", openspec_id);
+        assert_eq!(other, SkipOf::Other);
+    }
+
+    #[test]
+    fn the_published_spelling_of_a_skip_keeps_the_unit_as_it_is_and_escapes_only_percent_and_colon() {
+        let published = |unit: &str, task: &str| published_skipped_ref(unit, task);
+        assert_eq!(published("add-tags", "1.2").as_deref(), Some("refs/speccoder/skipped/add-tags/1.2"));
+        assert_eq!(published("add.v2", "1.2").as_deref(), Some("refs/speccoder/skipped/add.v2/1.2"));
+        assert_eq!(published("add.v2", "T005").as_deref(), Some("refs/speccoder/skipped/add.v2/T005"));
+        assert_eq!(published("été", "1.1a").as_deref(), Some("refs/speccoder/skipped/été/1.1a"));
+        assert_eq!(published("50%off", "2.1").as_deref(), Some("refs/speccoder/skipped/50%off/2.1"));
+        assert_eq!(published("a", "bug:x.y").as_deref(), Some("refs/speccoder/skipped/a/bug%3Ax.y"));
+        assert_eq!(published_task_component("50%:x"), "50%25%3Ax");
+        // Spelt alike: nothing more to look for.
+        assert_eq!(published("001-x", "T005"), None);
+        assert_eq!(published("a", "bug:x"), None);
+        // No reference name git takes, so none the published speccoder could write.
+        for unit in ["a:b", "my change", "x.lock", "a~b", "a?b", "a*b", "a[b", "a^b", "a\\b", "a@{b"] {
+            assert_eq!(published(unit, "1.2"), None, "{unit}");
+        }
+    }
+
+    #[test]
+    fn a_published_skip_ref_reads_back_as_its_task_and_its_unit_as_it_is() {
+        for (unit, task) in
+            [("add.v2", "1.2"), ("add.v2", "T005"), ("été", "1.1a"), ("50%off", "2.1"), ("a", "1.2")]
+        {
+            let name = published_skipped_ref(unit, task).unwrap();
+            assert!(gix::refs::FullName::try_from(name.as_str()).is_ok(), "{name}");
+            let read = skip_of(&name, unit, |id| openspec_id(id) || id == "T005");
+            let Some(prefix) = skip_prefixes(unit).into_iter().find(|p| name.starts_with(p.as_str())) else {
+                panic!("{name} is under none of the prefixes of {unit}");
+            };
+            assert!(prefix.ends_with('/'), "{prefix}");
+            match read {
+                SkipOf::Task(t) | SkipOf::Shared { task: t, .. } => assert_eq!(t, task, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        // Another unit's, or a part the published speccoder never writes: not this unit's task.
+        assert_eq!(skip_of("refs/speccoder/skipped/add.v2/1.2", "add", openspec_id), SkipOf::Other);
+        assert_eq!(skip_of("refs/speccoder/skipped/add.v2/1%2E2", "add.v2", openspec_id), SkipOf::Other);
+        assert_eq!(skip_of("refs/speccoder/skipped/add.v2/x:y", "add.v2", |_| true), SkipOf::Other);
+        assert_eq!(skip_of("refs/speccoder/skipped/add%2Ev2/1.2", "add.v2", openspec_id), SkipOf::NoTask);
+        assert_eq!(skip_prefixes("add-tags"), vec!["refs/speccoder/skipped/add-tags/".to_owned()]);
+        assert_eq!(skip_prefixes("a:b"), vec!["refs/speccoder/skipped/a%3Ab/".to_owned()]);
+        assert_eq!(skip_prefixes("add.v2").len(), 2);
+    }
+
+    #[test]
+    fn a_name_both_spellings_give_to_two_tasks_is_read_as_shared_with_the_other() {
+        // `a%2Eb` spelt as it is (the published speccoder) is `a.b` escaped (ours).
+        let name = "refs/speccoder/skipped/a%2Eb/T005";
+        assert_eq!(skipped_ref("a.b", "T005"), name);
+        assert_eq!(published_skipped_ref("a%2Eb", "T005").as_deref(), Some(name));
+        let shared =
+            |task: &str, other: &str| SkipOf::Shared { task: task.to_owned(), other: other.to_owned() };
+        assert_eq!(skip_of(name, "a.b", |_| true), shared("T005", "a%2Eb/T005"));
+        assert_eq!(skip_of(name, "a%2Eb", |_| true), shared("T005", "a.b/T005"));
+        // A task whose escapes the published speccoder does not write is ours alone.
         assert_eq!(
-            published_skipped_ref("add-tags", "1.2", dotted).as_deref(),
-            Some("refs/speccoder/skipped/add-tags/1.2")
+            skip_of("refs/speccoder/skipped/a%2Eb/1%2E2", "a.b", openspec_id),
+            SkipOf::Task("1.2".into())
         );
-        assert_eq!(published_skipped_ref("001-x", "T005", |_| true), None);
-        assert_eq!(published_skipped_ref("add-tags", "a.b", dotted), None);
+        assert_eq!(
+            published_skipped_ref("a%2Eb", "1.2").as_deref(),
+            Some("refs/speccoder/skipped/a%2Eb/1.2")
+        );
+        assert_eq!(
+            skip_of("refs/speccoder/skipped/a%2Eb/1.2", "a%2Eb", openspec_id),
+            SkipOf::Task("1.2".into())
+        );
+    }
+
+    #[test]
+    fn the_published_task_spelling_reads_back_and_nothing_else_does() {
+        for task in ["1.2", "bug:x", "50%", "a%3Ab", ":%:"] {
+            assert_eq!(published_task_of(&published_task_component(task)).as_deref(), Some(task), "{task}");
+        }
+        for odd in ["a:b", "%2E", "%", "%3a", "%2"] {
+            assert_eq!(published_task_of(odd), None, "{odd}");
+        }
     }
 
     #[test]

@@ -344,10 +344,12 @@ pub(crate) fn find_listed(
                     "a Spec Kit task id is `T`, digits and at most one letter, e.g. `T001` or `T012a`"
                 }
                 Format::OpenSpec if id.strip_suffix('.').is_some_and(|id| is_task_id(loc.format, id)) => {
-                    "an OpenSpec task id is dot-separated numbers, e.g. `1.1`: a task line's trailing `.` \
+                    "an OpenSpec task id is dot-separated numbers, e.g. `1.1` or `1.1a`: a task line's trailing `.` \
                      (`- [ ] 2.2. Title`) is not part of its id, so name it without"
                 }
-                Format::OpenSpec => "an OpenSpec task id is dot-separated numbers, e.g. `1.1`",
+                Format::OpenSpec => {
+                    "an OpenSpec task id is dot-separated numbers, e.g. `2` or `1.1`, two or more of which may end in letters, `1.1a`"
+                }
             },
         });
     }

@@ -26,7 +26,10 @@ pub struct TaskLine<'a> {
 
 /// Whether `id` is a task id of `format`: `T`, digits and at most one ASCII letter, as Spec Kit's
 /// analyze and clarify steps insert tasks between others (`T001`, `T012a`; Spec Kit), or
-/// dot-separated numbers like `1.1` (OpenSpec).
+/// dot-separated numbers like `2` or `1.1`, which when they are two or more may end in ASCII
+/// letters, as a task inserted between others is numbered (`1.1a`, `2.3bc`; OpenSpec's own
+/// validator reads its task ids so, and so does the published speccoder). A letter after one
+/// number alone (`1a`) is no id: neither reads one.
 #[must_use]
 pub fn is_task_id(format: Format, id: &str) -> bool {
     match format {
@@ -35,7 +38,11 @@ pub fn is_task_id(format: Format, id: &str) -> bool {
             !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
         }),
         Format::OpenSpec => {
-            !id.is_empty() && id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            let numbers = id.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            let lettered = numbers.len() < id.len();
+            !numbers.is_empty()
+                && numbers.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                && (!lettered || numbers.contains('.'))
         }
     }
 }
@@ -50,7 +57,8 @@ fn skip_blanks(s: &str) -> &str {
 }
 
 /// Parses `line` (without its ending) as a task line of `format`: optional indentation, a `-` or
-/// `*` bullet, blanks, a `[ ]`/`[x]`/`[X]` box, blanks, the id (OpenSpec: one trailing `.` allowed),
+/// `*` bullet, blanks, a `[ ]`/`[x]`/`[X]` box, blanks, the id (OpenSpec: one trailing `.` allowed
+/// after any id, `2.`, `1.2.` or `1.1a.`, and not part of it),
 /// then (Spec Kit) any `[P]` and one `[USn]` label, then the title. None when it is not one. This is
 /// the shape of one line only: whether a line of a task list is a task at all (not in a code block
 /// or a comment) is the task list reader's call, which uses this.
@@ -304,6 +312,27 @@ mod tests {
     }
 
     #[test]
+    fn an_openspec_id_of_two_or_more_numbers_may_end_in_letters_as_openspec_reads_it() {
+        for id in ["1.1a", "2.3b", "1.1A", "1.2.3ab", "10.20xyz", "2", "1.2"] {
+            assert!(is_task_id(Format::OpenSpec, id), "{id}");
+        }
+        for bad in ["1a", "12b", "a", "1.a", "1.1a2", "1.1a.2", "1a.1", "1.1-a", "1.1é", "1.1a.", ".1a"] {
+            assert!(!is_task_id(Format::OpenSpec, bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_openspec_line_with_a_lettered_id_yields_it_and_one_trailing_dot_is_not_part_of_it() {
+        let t = parse_task_line(Format::OpenSpec, "- [x] 1.1a Inserted later").unwrap();
+        assert_eq!((t.id, t.title, t.ticked), ("1.1a", "Inserted later", true));
+        let dotted = parse_task_line(Format::OpenSpec, "- [ ] 2.3bc. Also inserted").unwrap();
+        assert_eq!((dotted.id, dotted.title), ("2.3bc", "Also inserted"));
+        for line in ["- [ ] 1a Not an id", "- [ ] 1.1a: glued", "- [ ] 1.1a.. two dots", "- [ ] 1.1a2 x"] {
+            assert!(parse_task_line(Format::OpenSpec, line).is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
     fn the_line_hash_reads_every_ticked_box_as_open_and_nothing_else() {
         let line = "- [X] T001 [P] Keep [x] and [X] and [ ] and (FR-001)  \r\n";
         let expected = "- [ ] T001 [P] Keep [ ] and [ ] and [ ] and (FR-001)  ";
@@ -323,7 +352,8 @@ mod tests {
         let bullet = prop::sample::select(vec!["-", "*", "+", "", "1."]);
         let mark = prop::sample::select(vec!["[ ]", "[x]", "[X]", "[ x ]", "[]"]);
         let token = prop::sample::select(vec![
-            "T001", "T12", "T012a", "T1ab", "1.1", "1.2.", "2.10.3", "T", "T01:", "Т008", "x",
+            "T001", "T12", "T012a", "T1ab", "1.1", "1.2.", "2.10.3", "1.1a", "2.3bc.", "1a", "T", "T01:",
+            "Т008", "x",
         ]);
         let label = prop::sample::select(vec!["[P]", "[US1]", "[US12]", "[US]", "[P", " "]);
         let title = "[ -~\u{a0}\u{2003}é]{0,12}";

@@ -1374,7 +1374,9 @@ fn id_problem(format: Format, word: &str) -> Option<String> {
     let name = format.with_article();
     let shape = match format {
         Format::SpecKit => "`T`, digits and at most one letter, e.g. `T001` or `T012a`",
-        Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
+        Format::OpenSpec => {
+            "dot-separated numbers, e.g. `2` or `1.1`, two or more of which may end in letters, `1.1a`"
+        }
     };
     let word_shown = shown(word, 40);
     if let Some(c) = word.chars().find(|c| !c.is_ascii()) {

@@ -85,7 +85,7 @@ impl Format {
             }
             Self::OpenSpec => {
                 "an OpenSpec task line reads `- [ ] 1.1 Title` (`*` bullets too, ids of dot-separated \
-                 numbers such as `2` or `1.2.3`)"
+                 numbers such as `2` or `1.2.3`, two or more of which may end in letters, `1.1a`)"
             }
         }
     }

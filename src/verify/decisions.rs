@@ -7,9 +7,10 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::check::outcome::{CommitOutcome, Finding, worst};
-use crate::git::{Repo, delete_ref_command};
+use crate::check::trailers;
+use crate::git::{ObjectId, Repo, delete_ref_command};
 use crate::model::predicate::Verdict;
-use crate::model::refs;
+use crate::model::refs::{self, SkipOf};
 use crate::model::shown::shell_word;
 use crate::spec;
 use crate::verify::commit::{Checker, CommitReport};
@@ -34,17 +35,17 @@ pub fn refuse_skip_as_tick(tick: &mut TickReport) {
 }
 
 /// A skip ref's full name and the commit it points at.
-type SkipRef = (String, gix::ObjectId);
+type SkipRef = (String, ObjectId);
 
 /// A task's skip refs: its `<unit>/<task>`, the first ref that names it, and the others.
 type TaskSkips = (String, SkipRef, Vec<SkipRef>);
 
 /// One row per task with a skip ref in `unit`: `skipped` when its commit holds a valid signed
 /// `skipped` decision for exactly that task, `unverifiable` (with the reason) otherwise. A task's
-/// ref is spelt escaped, or as the published speccoder writes it ([`refs::skipped_task`]); a task
-/// with both spellings at one commit is one skip, at two commits two skips of one task, which are
-/// a conflict ([`two_skips`]). `ticked` holds the `<unit>/<task>` ticked at the head; a skip of
-/// one of them is shown as obsolete.
+/// ref is spelt escaped, or as the published speccoder writes it, the unit as it is
+/// ([`unit_skip_refs`]); a task with both spellings at one commit is one skip, at two commits two
+/// skips of one task, which are a conflict ([`two_skips`]). `ticked` holds the `<unit>/<task>`
+/// ticked at the head; a skip of one of them is shown as obsolete.
 ///
 /// # Errors
 /// The references cannot be listed.
@@ -55,14 +56,13 @@ pub fn skip_rows(
     ticked: &HashSet<String>,
     trust: &Trust,
 ) -> Result<Vec<TickReport>, VerifyError> {
-    let prefix = refs::skipped_unit_prefix(&unit.name);
     // Each task's first ref and its others, in the order the first refs come, beside the refs
     // that name no task.
     let mut entries: Vec<Result<TaskSkips, TickReport>> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
-    for (name, id) in repo.refs_with_prefix(&prefix)? {
-        let raw = name.get(prefix.len()..).unwrap_or("");
-        let Some(task) = task_of_skip_ref(unit, raw) else {
+    for (name, id, task) in unit_skip_refs(repo, unit)? {
+        let Some(task) = task else {
+            let raw = name.get(refs::skipped_unit_prefix(&unit.name).len()..).unwrap_or("");
             entries.push(Err(TickReport::without_commit(
                 format!("{}/{raw}", unit.name),
                 "bad_skip_ref",
@@ -96,12 +96,31 @@ pub fn skip_rows(
         .collect())
 }
 
-/// The task a skip ref of `unit` names, `raw` being the ref's name after the unit's prefix: one
-/// escaped component, or a task id as the published speccoder writes it ([`refs::skipped_task`]).
-fn task_of_skip_ref(unit: &spec::UnitLoc, raw: &str) -> Option<String> {
-    Some(raw)
-        .filter(|r| !r.contains('/'))
-        .and_then(|r| refs::skipped_task(r, |id| spec::is_task_id(unit.format, id)))
+/// The skip refs of `unit`, each with the task it is the skip of (`None`: under the unit's own
+/// prefix but naming none of its tasks), under both prefixes ([`refs::skip_prefixes`]: ours, the
+/// unit escaped, and the published speccoder's, the unit as it is), each read by
+/// [`trailers::skip_ref_of`]: our spelling, or a task id of the unit's format as the published
+/// speccoder writes it.
+///
+/// # Errors
+/// The references cannot be listed.
+fn unit_skip_refs(
+    repo: &Repo,
+    unit: &spec::UnitLoc,
+) -> Result<Vec<(String, ObjectId, Option<String>)>, VerifyError> {
+    let mut out = Vec::new();
+    for prefix in refs::skip_prefixes(&unit.name) {
+        for (name, id) in repo.refs_with_prefix(&prefix)? {
+            let is_task_id = |task: &str| spec::is_task_id(unit.format, task);
+            let task = match trailers::skip_ref_of(repo, (&name, id), &unit.name, is_task_id) {
+                SkipOf::Task(task) => Some(task),
+                SkipOf::NoTask => None,
+                SkipOf::Shared { .. } | SkipOf::Other => continue,
+            };
+            out.push((name, id, task));
+        }
+    }
+    Ok(out)
 }
 
 /// The first skip ref of each task of `unit` that has one, by `<unit>/<task>`, named as
@@ -111,11 +130,9 @@ fn task_of_skip_ref(unit: &spec::UnitLoc, raw: &str) -> Option<String> {
 /// # Errors
 /// The references cannot be listed.
 pub fn skip_refs(repo: &Repo, unit: &spec::UnitLoc) -> Result<HashMap<String, String>, VerifyError> {
-    let prefix = refs::skipped_unit_prefix(&unit.name);
     let mut found = HashMap::new();
-    for (name, _) in repo.refs_with_prefix(&prefix)? {
-        let raw = name.get(prefix.len()..).unwrap_or("");
-        if let Some(task) = task_of_skip_ref(unit, raw) {
+    for (name, _, task) in unit_skip_refs(repo, unit)? {
+        if let Some(task) = task {
             found.entry(format!("{}/{task}", unit.name)).or_insert(name);
         }
     }

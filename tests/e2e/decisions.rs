@@ -1005,3 +1005,164 @@ fn a_decision_carrying_tick_fields_as_null_claims_nothing_and_is_evidenced() {
     let v = p.verify(&[]).expect(0).json();
     assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
 }
+
+/// The fixture's OpenSpec change with tasks numbered as OpenSpec numbers a task inserted between
+/// others (`1.1a`, `1.2b` and `1.3c.`, its trailing `.` not part of the id), committed: the
+/// project and the change.
+fn openspec_with_lettered_ids() -> (Project, &'static str) {
+    let p = Project::from_fixture("openspec");
+    let unit = "add-tag-filter";
+    let path = format!("openspec/changes/{unit}/tasks.md");
+    let text = std::fs::read_to_string(p.root.join(&path)).unwrap();
+    let text = text
+        .replace("- [ ] 1.2 ", "- [ ] 1.1a Cover an empty tag in tests/tags_filter.rs\n- [ ] 1.2 ")
+        .replace("- [ ] 1.3 ", "- [ ] 1.2b Keep the filter in the URL\n- [ ] 1.3 ")
+        .replace("- [ ] 1.4 ", "- [ ] 1.3c. Show the tag count\n- [ ] 1.4 ");
+    p.write(&path, &text);
+    p.commit_all("Insert tasks between others");
+    (p, unit)
+}
+
+#[test]
+fn an_openspec_task_id_ending_in_letters_is_attested_accepted_skipped_and_verified() {
+    let (p, unit) = openspec_with_lettered_ids();
+    // OpenSpec reads the change as valid.
+    let mut openspec = std::process::Command::new(common::openspec());
+    common::isolate(&mut openspec, &p.home);
+    openspec.current_dir(&p.root).args(["validate", unit, "--strict", "--no-interactive"]);
+    common::run(openspec).success();
+
+    p.attest(&format!("{unit}/1.1a"), serde_json::json!({}));
+    p.signed(&["accept", &format!("{unit}/1.3c"), "--reason", "by hand"]).expect(0);
+    let skipped =
+        p.signed(&["skip", &format!("{unit}/1.2b"), "--reason", "later", "--json"]).expect(0).json();
+    let reference = format!("refs/speccoder/skipped/{unit}/1%2E2b");
+    assert_eq!(skipped["reference"], reference.as_str());
+    p.git(&["check-ref-format", &reference]);
+    let tasks = std::fs::read_to_string(p.root.join(format!("openspec/changes/{unit}/tasks.md"))).unwrap();
+    for line in ["- [x] 1.1a Cover", "- [ ] 1.2b Keep", "- [x] 1.3c. Show"] {
+        assert!(tasks.contains(line), "{line}: {tasks}");
+    }
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(row(&v, &format!("{unit}/1.1a"))["outcome"], "evidenced", "{v:#}");
+    assert_eq!(row(&v, &format!("{unit}/1.3c"))["verdict"], "attested", "{v:#}");
+    assert_eq!(row(&v, &format!("{unit}/1.2b"))["outcome"], "skipped", "{v:#}");
+
+    // A box of such an id ticked by hand is a task ticked without evidence, not a box that is no task.
+    p.run(&["skip", &format!("{unit}/1.2b"), "--undo"]).expect(0);
+    let path = p.root.join(format!("openspec/changes/{unit}/tasks.md"));
+    std::fs::write(&path, tasks.replace("- [ ] 1.2b Keep", "- [x] 1.2b Keep")).unwrap();
+    p.commit_all("Tick 1.2b by hand");
+    let v = p.verify(&[]).expect(26).json();
+    assert_eq!(row(&v, &format!("{unit}/1.2b"))["reason"], "ticked_without_evidence", "{v:#}");
+}
+
+/// An OpenSpec change copied from the fixture's under each name of `units`, committed.
+fn openspec_changes_named(units: &[&str]) -> Project {
+    let p = Project::from_fixture("openspec");
+    let from = p.root.join("openspec/changes/add-tag-filter");
+    for unit in units {
+        common::copy_dir(&from, &p.root.join("openspec/changes").join(unit));
+    }
+    p.commit_all("More changes");
+    p
+}
+
+#[test]
+fn the_published_tool_s_skip_of_a_unit_it_spells_unescaped_is_listed_refused_again_and_undone() {
+    let units = ["add.v2", "étiquettes", "50%off"];
+    let p = openspec_changes_named(&units);
+    let allowed = p.allowed.to_str().unwrap();
+    let verify = |code| {
+        let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+        v.expect(code).json()
+    };
+    for unit in units {
+        let target = format!("{unit}/1.2");
+        p.signed(&["skip", &target, "--reason", "not needed"]).expect(0);
+        let ours =
+            format!("refs/speccoder/skipped/{}/1%2E2", speccoder_attest::model::refs::escape_component(unit));
+        let published = format!("refs/speccoder/skipped/{unit}/1.2");
+        let skip = p.git(&["rev-parse", &ours]);
+        // As speccoder 0.9.0 names it: the unit as it is, the task unescaped.
+        p.git(&["update-ref", &published, &skip]);
+        p.git(&["update-ref", "-d", &ours]);
+        let rows = |v: &Value| v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == *target).count();
+        let v = verify(0);
+        assert_eq!((rows(&v), row(&v, &target)["outcome"].as_str()), (1, Some("skipped")), "{unit}: {v:#}");
+
+        let again = p.signed(&["skip", &target, "--reason", "again"]).expect(14);
+        assert!(again.stderr.contains("skipped already") && again.stderr.contains(&published), "{again:?}");
+
+        p.git(&["update-ref", &ours, &skip]);
+        let undone = p.run(&["skip", &target, "--undo", "--json"]).expect(0).json();
+        let deleted: Vec<&str> =
+            undone["deleted"].as_array().unwrap().iter().map(|d| d["reference"].as_str().unwrap()).collect();
+        assert_eq!(deleted, [ours.as_str(), published.as_str()], "{unit}");
+        assert!(
+            p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(),
+            "{unit}: both spellings undone"
+        );
+    }
+}
+
+#[test]
+fn a_unit_whose_name_git_refuses_in_a_reference_has_no_published_skip_to_look_for() {
+    // 0.9.0 would write `refs/speccoder/skipped/a:b/1.2`, which git refuses: its skip fails.
+    let p = openspec_changes_named(&["a:b", "old.lock"]);
+    for unit in ["a:b", "old.lock"] {
+        let published = format!("refs/speccoder/skipped/{unit}/1.2");
+        assert!(!p.git_output(&["check-ref-format", &published]).status.success(), "{published}");
+        let target = format!("{unit}/1.2");
+        p.signed(&["skip", &target, "--reason", "not needed"]).expect(0);
+        assert_eq!(row(&p.verify(&[]).expect(0).json(), &target)["outcome"], "skipped");
+        let undone = p.run(&["skip", &target, "--undo", "--json"]).expect(0).json();
+        assert_eq!(undone["deleted"].as_array().map(Vec::len), Some(1), "{undone:#}");
+    }
+}
+
+/// Spec Kit units `a.b` and `a%2Eb`: our skip of `a.b/T006` is `refs/speccoder/skipped/a%2Eb/T006`,
+/// which is also how the published speccoder names a skip of `a%2Eb/T006`. Its record's
+/// `Spec-Task:` says whose it is, for verify, skip and undo alike.
+#[test]
+fn a_skip_ref_name_two_tasks_share_is_the_skip_of_the_task_its_record_names() {
+    let p = Project::new();
+    for unit in ["a.b", "a%2Eb"] {
+        common::copy_dir(&p.root.join("specs").join(UNIT), &p.root.join("specs").join(unit));
+    }
+    p.commit_all("Two more features");
+    p.signed(&["skip", "a.b/T006", "--reason", "later"]).expect(0);
+    let shared = "refs/speccoder/skipped/a%2Eb/T006";
+    let skip = p.git(&["rev-parse", shared]);
+    let tasks = |v: &Value| -> Vec<String> {
+        v["ticks"].as_array().unwrap().iter().map(|t| t["task"].as_str().unwrap().to_owned()).collect()
+    };
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(tasks(&v), ["a.b/T006"], "{v:#}");
+    assert_eq!(row(&v, "a.b/T006")["outcome"], "skipped");
+
+    // `a%2Eb/T006` is not skipped by a.b's skip: skip records it under our own spelling, and undo
+    // leaves a.b's alone.
+    p.signed(&["skip", "a%2Eb/T006", "--reason", "later too"]).expect(0);
+    let own = "refs/speccoder/skipped/a%252Eb/T006";
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(row(&v, "a%2Eb/T006")["outcome"], "skipped", "{v:#}");
+    let undone = p.run(&["skip", "a%2Eb/T006", "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["deleted"][0]["reference"], own);
+    assert_eq!(undone["deleted"].as_array().map(Vec::len), Some(1), "{undone:#}");
+    assert_eq!(p.git(&["rev-parse", shared]), skip, "a.b's skip stays");
+
+    // The published speccoder's skip of `a%2Eb/T006` at that name: its record names that task.
+    p.git(&["update-ref", "-d", shared]);
+    let message = "speccoder: skip T006\n\nlater\n\nSpec-Task: a%2Eb/T006\nSkipped-By: Ada\nReason: later\n";
+    let published = p.git(&["commit-tree", "HEAD^{tree}", "-m", message]);
+    p.git(&["update-ref", shared, &published]);
+    let v = p.verify(&[]).json();
+    assert_eq!(tasks(&v), ["a%2Eb/T006"], "{v:#}");
+    let again = p.signed(&["skip", "a%2Eb/T006", "--reason", "again"]).expect(14);
+    assert!(again.stderr.contains("skipped already") && again.stderr.contains(shared), "{again:?}");
+    let held = p.signed(&["skip", "a.b/T006", "--reason", "a.b's own"]).expect(14);
+    assert!(held.stderr.contains("holds the published speccoder's skip of a%2Eb/T006"), "{held:?}");
+    let undone = p.run(&["skip", "a%2Eb/T006", "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["deleted"][0]["reference"], shared, "{undone:#}");
+}
