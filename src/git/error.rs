@@ -67,6 +67,19 @@ pub enum GitError {
         path: PathBuf,
     },
 
+    /// git's configuration of the command scope (`GIT_CONFIG_PARAMETERS`, which `git -c` sets
+    /// for the programs it runs, or `GIT_CONFIG_COUNT` and what it counts) cannot be read as git
+    /// reads it, or holds a key speccoder cannot hand on.
+    #[error(
+        "the git configuration in {variable} cannot be taken: {problem}. Fix or unset {variable} (git sets GIT_CONFIG_PARAMETERS for the programs it runs from `git -c key=value`; GIT_CONFIG_COUNT and the GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> it counts are set by hand or by a CI), then run the command again"
+    )]
+    CommandConfig {
+        /// The variable (`GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`).
+        variable: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+
     /// The repository's format (`core.repositoryFormatVersion`, `extensions.*`) is one git refuses,
     /// or asks of every writer or reader what speccoder cannot do.
     #[error("{}", extension_refused(.git_dir, .refusal))]
@@ -704,6 +717,7 @@ impl ExitClass for GitError {
             | GitError::Convert { .. }
             | GitError::UnsupportedEncoding { .. }
             | GitError::BadConfig { .. }
+            | GitError::CommandConfig { .. }
             | GitError::ConfigNotText { .. }
             | GitError::ObjectTooLarge { .. }
             | GitError::TreeAttributes { .. }

@@ -11,6 +11,7 @@
 mod cache;
 mod change_diff;
 mod command;
+mod command_config;
 mod commit;
 mod config;
 mod convert;
@@ -30,6 +31,7 @@ mod merge_tree;
 mod new_commit;
 mod notes;
 mod notes_merge;
+mod ownership;
 mod path;
 mod ref_advice;
 mod ref_merge;

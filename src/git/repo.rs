@@ -7,10 +7,12 @@ use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
+use super::command_config::CommandScope;
 use super::error::{GitError, GixResultExt, TreeFilter, access_refused, io_error};
 use super::extensions::Access;
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
+use super::ownership::{self, CommandTrust};
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
@@ -62,21 +64,12 @@ const MAX_SYMBOLIC_HOPS: usize = 5;
 /// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
 /// ownership" is said as git says it, with git's remedy.
 fn unopened(dir: &Path, source: gix::Error) -> GitError {
-    let (git_dir, work_tree) = match std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
-        Some(git_dir) => (PathBuf::from(git_dir), std::env::var_os("GIT_WORK_TREE").map(PathBuf::from)),
-        None => match gix::discover::upwards(dir) {
-            Ok((found, _)) => found.into_repository_and_work_tree_directories(),
-            // Said in full: `.` names nothing to a person who ran the command with `-C DIR`.
-            Err(_) => {
-                return GitError::Discover {
-                    path: std::path::absolute(dir).unwrap_or(dir.to_owned()),
-                    source,
-                };
-            }
-        },
+    // Said in full: `.` names nothing to a person who ran the command with `-C DIR`.
+    let Some((git_dir, work_tree)) = ownership::found(dir) else {
+        return GitError::Discover { path: std::path::absolute(dir).unwrap_or(dir.to_owned()), source };
     };
     if source.is_permission_denied()
-        && let Some(path) = owned_by_another_user(&git_dir, work_tree.as_deref())
+        && let Some(path) = ownership::owned_by_another_user(&git_dir, work_tree.as_deref())
     {
         return GitError::DubiousOwnership { path };
     }
@@ -87,23 +80,41 @@ fn unopened(dir: &Path, source: gix::Error) -> GitError {
     GitError::Open { git_dir, reason }
 }
 
-/// The path git names (and `safe.directory` must list) when the work tree or git directory is
-/// not owned by the current user, as gix judges ownership (`SUDO_UID` included): the work tree,
-/// or the git directory of a bare repository, resolved as git resolves it.
-fn owned_by_another_user(git_dir: &Path, work_tree: Option<&Path>) -> Option<PathBuf> {
-    let foreign = |path: &Path| !gix::sec::identity::is_path_owned_by_current_user(path).unwrap_or(true);
-    if !foreign(git_dir) && !work_tree.is_some_and(foreign) {
-        return None;
+/// How gix opens every repository: the object size limit, never through `refs/replace/*`, the
+/// command scope's `-c` configuration over every file's. One set of options whatever the
+/// ownership: gix promotes a repository the system's or the user's `safe.directory` names to full
+/// trust, and refuses any other it does not trust fully (as git refuses it); so the reduced
+/// options are never used for a repository that opens, and the object size limit applies to
+/// every repository opened. One the command's `safe.directory` names ([`CommandTrust::Trusted`],
+/// which gix cannot judge) is not refused, and its configuration is read whole, as gix reads a
+/// repository it trusts fully; the repository's own `safe.directory` counts for nothing either way.
+fn open_options(scope: &CommandScope, trust: CommandTrust) -> gix::sec::trust::Mapping<gix::open::Options> {
+    use gix::sec::trust::DefaultForLevel as _;
+    fn every_section(_: &gix::config::file::Metadata) -> bool {
+        true
     }
-    let path = work_tree.unwrap_or(git_dir);
-    Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()))
+    // Objects are read as their ids say, never through `refs/replace/*`: a replacement is a
+    // local, unsigned rewrite of what an id means, and the evidence names raw ids.
+    let mut options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
+        .cli_overrides(scope.overrides())
+        .config_overrides([
+            format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}"),
+            "core.useReplaceRefs=false".to_owned(),
+        ])
+        .bail_if_untrusted(trust == CommandTrust::Undecided);
+    if trust == CommandTrust::Trusted {
+        options = options.filter_config_section(every_section);
+    }
+    gix::sec::trust::Mapping { full: options.clone(), reduced: options }
 }
 
 impl Repo {
     /// Open the repository containing `dir` as git finds it: `GIT_DIR` and `GIT_WORK_TREE` when
     /// they are set (also `GIT_CEILING_DIRECTORIES` and `GIT_DISCOVERY_ACROSS_FILESYSTEM`), else
     /// searching upwards. As git does, a repository owned by another user is refused unless
-    /// `safe.directory` names it, and so is a repository whose format (`extensions.*`) git refuses
+    /// `safe.directory` names it in protected configuration (the system's, the user's, or the
+    /// command's: `git -c`, `GIT_CONFIG_COUNT`; never the repository's own), and configuration
+    /// the command scope sets is read over every file's. So is a repository whose format (`extensions.*`) git refuses
     /// or speccoder cannot keep ([`Repo::refuse_format`]: reftable references, a second object
     /// format). No object larger than [`OBJECT_SIZE_LIMIT`] is read.
     ///
@@ -121,27 +132,15 @@ impl Repo {
     /// [`Repo::discover`] for a command that writes nothing in the repository (`attest verify`):
     /// a shared repository is read like any other.
     pub fn discover_to_read(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
-        use gix::sec::trust::DefaultForLevel as _;
         let dir = dir.as_ref();
-        // One set of options whatever the ownership: gix promotes a repository `safe.directory`
-        // names to full trust, and refuses any other it does not trust fully (as git refuses it);
-        // so the reduced options are never used for a repository that opens, and the object
-        // size limit applies to every repository opened.
-        // Objects are read as their ids say, never through `refs/replace/*`: a replacement is a
-        // local, unsigned rewrite of what an id means, and the evidence names raw ids.
-        let options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
-            .config_overrides([
-                format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}"),
-                "core.useReplaceRefs=false".to_owned(),
-            ])
-            .bail_if_untrusted(true);
-        let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
         files::check_before_open(dir)?;
         files::refuse_beyond_ceiling(dir)?;
+        let scope = CommandScope::from_env()?;
+        let trust = ownership::command_trust(dir, &scope)?;
         let inner = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             files::discovery(),
-            trust,
+            open_options(&scope, trust),
         )
         .map_err(|source| unopened(dir, source))?;
         let repo = Repo::from_gix(inner.into());

@@ -200,6 +200,115 @@ fn a_repository_of_another_user_is_refused_as_git_refuses_it_until_safe_director
     p.speccoder(&["attest", "push", "origin"]).success();
 }
 
+/// `git status` and `speccoder attest verify` in the project with `env` added: whether each opens
+/// the repository, and what speccoder said.
+fn git_and_speccoder_open(p: &Project, env: &[(&str, &str)]) -> (bool, common::Run) {
+    let with_env = |mut cmd: Command| {
+        cmd.envs(env.iter().copied());
+        common::run(cmd)
+    };
+    let git = with_env(common::git_command(&p.root, &p.home, &["status"]));
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    let ours = with_env(common::speccoder_command(&p.root, &p.home, &verify));
+    (git.status.success(), ours)
+}
+
+/// `safe.directory` counts only in protected configuration: the system's, the user's, and the
+/// command's, which `git -c` hands on in `GIT_CONFIG_PARAMETERS` and a CI sets as
+/// `GIT_CONFIG_COUNT` with its keys and values; never in the repository's own. Another user's
+/// repository opens exactly when git opens it: an entry of the command's names it (or a
+/// directory above it, `<dir>/*`), and an empty entry there drops every entry before it, the
+/// user's too.
+#[test]
+fn another_user_s_repository_opens_when_the_command_s_safe_directory_names_it_and_never_by_its_own() {
+    if !is_root() {
+        eprintln!("skipped: giving the repository to another user needs root");
+        return;
+    }
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let root = p.root.to_str().unwrap().to_owned();
+    let above = format!("{}/*", p.root.parent().unwrap().display());
+    // The repository's own configuration names it, and every directory: that counts for nothing.
+    p.git(&["config", "--add", "safe.directory", "*"]);
+    p.git(&["config", "--add", "safe.directory", &root]);
+    p.git(&["config", "core.hooksPath", "../repo-hooks"]);
+    sh("chown", &["-R", "65534", &root]);
+    let one = |value: &str| format!("'safe.directory'='{value}'");
+    let cases: Vec<(Vec<(&str, String)>, bool)> = vec![
+        (vec![], false),
+        (
+            vec![
+                ("GIT_CONFIG_COUNT", "1".into()),
+                ("GIT_CONFIG_KEY_0", "safe.directory".into()),
+                ("GIT_CONFIG_VALUE_0", root.clone()),
+            ],
+            true,
+        ),
+        (vec![("GIT_CONFIG_PARAMETERS", one(&root))], true),
+        (vec![("GIT_CONFIG_PARAMETERS", one(&above))], true),
+        (vec![("GIT_CONFIG_PARAMETERS", format!("{} {}", one(&root), one("")))], false),
+        (vec![("GIT_CONFIG_PARAMETERS", format!("{} {}", one(""), one("*")))], true),
+    ];
+    for (env, opens) in &cases {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (git_opens, out) = git_and_speccoder_open(&p, &env);
+        assert_eq!(git_opens, *opens, "git with {env:?}");
+        if *opens {
+            assert_eq!(out.code(), Some(0), "{env:?}\n{out}");
+        } else {
+            assert_eq!(out.code(), Some(14), "{env:?}\n{out}");
+            assert!(out.stderr.contains("is owned by another user"), "{env:?}\n{out}");
+        }
+    }
+    // An empty entry of the command's drops the user's entry before it, as in git.
+    p.git(&["config", "--global", "--add", "safe.directory", &root]);
+    let (git_opens, out) = git_and_speccoder_open(&p, &[]);
+    assert!(git_opens && out.code() == Some(0), "the user's entry opens it\n{out}");
+    let (git_opens, out) = git_and_speccoder_open(&p, &[("GIT_CONFIG_PARAMETERS", &one(""))]);
+    assert!(!git_opens && out.code() == Some(14), "dropped by the command's empty entry\n{out}");
+    p.git(&["config", "--global", "--unset-all", "safe.directory"]);
+
+    // Opened so, the repository's own configuration counts as git counts it, the settings gix
+    // takes from trusted files only among it: its identity makes the task commit, and the hook
+    // goes where its core.hooksPath says.
+    let trusted = |args: &[&str]| {
+        let mut cmd = common::speccoder_command(&p.root, &p.home, args);
+        cmd.env("GIT_CONFIG_PARAMETERS", one(&root));
+        common::run(cmd)
+    };
+    let out =
+        trusted(&["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+    let who = p.git(&["-c", "safe.directory=*", "log", "-1", "--format=%an <%ae>"]);
+    assert_eq!(who.trim(), format!("Ada Lovelace <{}>", common::PRINCIPAL));
+    let out = trusted(&["hooks", "install"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+    assert!(p.tmp().join("repo-hooks/post-rewrite").is_file(), "{out}");
+}
+
+/// `GIT_CONFIG_PARAMETERS` and `GIT_CONFIG_COUNT` that git cannot read stop git ("bogus format
+/// in GIT_CONFIG_PARAMETERS", "missing config key"): every command refuses them too, naming the
+/// variable (exit 13), rather than guess what was meant.
+#[test]
+fn command_line_configuration_git_cannot_read_is_refused_naming_the_variable() {
+    let p = Project::speckit();
+    let cases: [(&[(&str, &str)], &str); 6] = [
+        (&[("GIT_CONFIG_PARAMETERS", "bogus")], "GIT_CONFIG_PARAMETERS"),
+        (&[("GIT_CONFIG_PARAMETERS", "'user.name'='Ada")], "GIT_CONFIG_PARAMETERS"),
+        (&[("GIT_CONFIG_PARAMETERS", "'user.name'='A''user.email'='a@b'")], "GIT_CONFIG_PARAMETERS"),
+        (&[("GIT_CONFIG_PARAMETERS", "'user'='Ada'")], "GIT_CONFIG_PARAMETERS"),
+        (&[("GIT_CONFIG_COUNT", "two")], "GIT_CONFIG_COUNT"),
+        (&[("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "user.name")], "GIT_CONFIG_VALUE_0"),
+    ];
+    for (env, names) in cases {
+        let (git_opens, out) = git_and_speccoder_open(&p, env);
+        assert!(!git_opens, "git refuses {env:?}");
+        assert_eq!(out.code(), Some(13), "{env:?}\n{out}");
+        assert!(out.stderr.contains(names), "{env:?}: names {names}\n{out}");
+    }
+}
+
 /// Two Spec Kit repositories side by side: `a`, whose git directory lives apart as `a.git`
 /// (reached only through `GIT_DIR`), and `b`, an ordinary one.
 struct Apart {

@@ -441,3 +441,77 @@ fn attest_sign_with_a_certificate_signs_each_line_once() {
         common::assert_every_line_verifies(&p.scratch, &allowed, &lines);
     }
 }
+
+/// git hands the configuration of its command line (`git -c key=value`) to an alias's program in
+/// `GIT_CONFIG_PARAMETERS`, and a CI sets configuration as `GIT_CONFIG_COUNT` with
+/// `GIT_CONFIG_KEY_<n>` and `GIT_CONFIG_VALUE_<n>`, which git reads before the command line's.
+/// With no identity in any configuration file, the identity and the signing key found there
+/// make the task commit and sign every line, as git takes them (`git var`).
+#[test]
+fn an_identity_and_a_signing_key_given_to_git_s_command_line_or_environment_make_and_sign_the_tick() {
+    for via in ["an alias", "GIT_CONFIG_COUNT", "GIT_CONFIG_COUNT under GIT_CONFIG_PARAMETERS"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        p.git(&["config", "--unset", "user.name"]);
+        p.git(&["config", "--unset", "user.email"]);
+        p.store_kit_held_out_named_by(T005, &s.evidence);
+        let key = s.key.private.to_str().unwrap();
+        let settings = [
+            ("user.name", "Grace Hopper"),
+            ("user.email", "grace@example.com"),
+            ("gpg.format", "ssh"),
+            ("user.signingKey", key),
+        ];
+        let attest = ["attest", T005, "--evidence", s.evidence.to_str().unwrap(), "--json"];
+        // The same program under git (an alias) or alone, in the same environment.
+        let run = |program: &[&str], env: &[(String, String)]| {
+            let mut cmd = if program[0] == "git" {
+                let alias = format!("alias.sc=!\"{}\"", common::speccoder_bin().display());
+                let mut args = vec!["-c".to_owned(), alias];
+                for (k, v) in settings {
+                    args.extend(["-c".to_owned(), format!("{k}={v}")]);
+                }
+                args.extend(program[1..].iter().map(|a| (*a).to_owned()));
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                common::git_command(&p.root, &p.home, &args)
+            } else {
+                common::speccoder_command(&p.root, &p.home, program)
+            };
+            cmd.envs(env.iter().map(|(k, v)| (k, v)));
+            common::run(cmd)
+        };
+        let mut env = Vec::new();
+        let (out, git_says) = if via == "an alias" {
+            (
+                run(&[&["git", "sc"][..], &attest].concat(), &env),
+                run(&["git", "var", "GIT_COMMITTER_IDENT"], &env),
+            )
+        } else {
+            let mut count = settings.to_vec();
+            if via.contains("PARAMETERS") {
+                count[0].1 = "Someone Else";
+                env.push(("GIT_CONFIG_PARAMETERS".to_owned(), "'user.name'='Grace Hopper'".to_owned()));
+            }
+            env.push(("GIT_CONFIG_COUNT".to_owned(), count.len().to_string()));
+            for (i, (k, v)) in count.iter().enumerate() {
+                env.push((format!("GIT_CONFIG_KEY_{i}"), (*k).to_owned()));
+                env.push((format!("GIT_CONFIG_VALUE_{i}"), (*v).to_owned()));
+            }
+            let git = common::run({
+                let mut cmd = common::git_command(&p.root, &p.home, &["var", "GIT_COMMITTER_IDENT"]);
+                cmd.envs(env.iter().map(|(k, v)| (k, v)));
+                cmd
+            });
+            (run(&attest, &env), git)
+        };
+        assert!(
+            git_says.stdout.starts_with("Grace Hopper <grace@example.com> "),
+            "{via}: git takes it\n{git_says}"
+        );
+        assert_eq!(out.code(), Some(0), "{via}\n{out}");
+        let who = p.git(&["log", "-1", "--format=%an <%ae>, %cn <%ce>"]);
+        assert_eq!(who.trim(), "Grace Hopper <grace@example.com>, Grace Hopper <grace@example.com>", "{via}");
+        assert!(signer_of(&out).contains(&format!("key file {key}")), "{via}\n{out}");
+        common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+    }
+}
