@@ -98,7 +98,9 @@ pub enum Command {
     /// missing, as a `GIT_INDEX_FILE` naming a new one leaves it: `git reset` fills it from HEAD; a
     /// unit HEAD holds removed from it: `git reset -- <unit dir>`), where a task commit made from
     /// it would delete what it lacks, a unit directory this user may not write (nothing written:
-    /// the directory and the reason are named), a task of an archived OpenSpec change, bug closed
+    /// the directory and the reason are named), a task of an archived OpenSpec change (or of one
+    /// `openspec archive` moved in the work tree, not committed yet: commit it, or bring the
+    /// change's directory back), bug closed
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
     /// lags behind HEAD, as a writer stopped after moving the branch leaves it: tick the box again
     /// in the file and stage it, which keeps your changes there; `git checkout HEAD -- <tasks.md>`
@@ -139,7 +141,9 @@ pub enum Command {
     /// unborn branch, a merge, cherry-pick, revert, rebase, `git am` or bisect in progress, the
     /// index locked by another command, an index that cannot be read, task already ticked (by an
     /// `attest` whose run stopped before updating the work tree too: that tick is finished, and no
-    /// acceptance recorded), a unit in the work tree but not staged (named, with the `git add` that
+    /// acceptance recorded), a task of an archived OpenSpec change (or of one `openspec archive`
+    /// moved in the work tree, not committed yet: commit it, or bring the change's directory
+    /// back), a unit in the work tree but not staged (named, with the `git add` that
     /// brings it in), a staged task list that would untick a task HEAD ticks, unstaged `tasks.md`
     /// or one that is not a readable regular file, or `tasks.md` edited in the work tree while the
     /// command ran (then, as for `attest`, the tick is committed with its note and staged, and your
@@ -164,13 +168,15 @@ pub enum Command {
     /// `--by`) that holds no name that can be shown or is longer than 200 characters, a bad spec
     /// file, `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
-    /// at HEAD, a unit in the work tree but not committed (named, with the `git add` and `git
-    /// commit` that bring it in), a skip exists already (under either spelling), the skip ref's
-    /// name holding the published speccoder's skip of another task, another reference in the way
-    /// of the skip ref's name (named, with the `git update-ref --no-deref -d` that removes it
-    /// alone), `--undo` without a skip, unborn branch, an index that cannot be read, a lock held
-    /// by another command (the message names the lock file to remove if no such command is
-    /// running); 1 internal error. Nothing is written on any failure.
+    /// at HEAD, a task of an archived OpenSpec change (or of one `openspec archive` moved in the
+    /// work tree, not committed yet: commit it, or bring the change's directory back), a unit in
+    /// the work tree but not committed (named, with the `git add` and `git commit` that bring it
+    /// in), a skip exists already (under either spelling), the skip ref's name holding the
+    /// published speccoder's skip of another task, another reference in the way of the skip ref's
+    /// name (named, with the `git update-ref --no-deref -d` that removes it alone), `--undo`
+    /// without a skip, unborn branch, an index that cannot be read, a lock held by another command
+    /// (the message names the lock file to remove if no such command is running); 1 internal
+    /// error. Nothing is written on any failure.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]

@@ -457,7 +457,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let (unit, task_id) = listed_target(&req.target)?;
     let decider = decider(repo, req)?;
     // Held to the end, as every writer holds it: a tick of this task cannot land meanwhile.
-    let _index = repo.lock_index()?;
+    let index = repo.lock_index()?;
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
         Head::Unborn(name) => return Err(TickError::Unborn(name).into()),
@@ -465,6 +465,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     repo.check_notes_ref(NOTES_REF)?;
     ensure_enabled(repo, head)?;
     let tree = repo.commit_tree(head)?;
+    tick::refuse_uncommitted_archive(repo, &index, &req.target, unit, None)?;
     let facts = tick::read_task_in(repo, tree, unit, task_id, tick::Tree::Head)?;
     tick::refuse_archived(&req.target, &facts)?;
     if facts.ticked {

@@ -23,7 +23,7 @@ use crate::model::dialect::Dialect;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::model::shown::{SHOWN_MAX, one_line, shown};
+use crate::model::shown::{SHOWN_MAX, one_line, shell_word, shown};
 use crate::model::trailer_keys::RUN;
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
@@ -441,7 +441,8 @@ impl<'r> Rules<'r> {
         let signed_line_is_the_commits =
             !findings[first..].iter().any(|f| matches!(f.code, TASK_MISMATCH | LINE_HASH_MISMATCH));
         let continuation = facts.as_ref().map(|f| f.continuation.as_slice());
-        self.task_at_head(claim, continuation, signed_line_is_the_commits, findings);
+        let made = Made { verdict, target: claim.target };
+        self.task_at_head(claim, made, continuation, signed_line_is_the_commits, findings);
 
         // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
         // record) is made at its own tree, the head's at the time: what a skip's parent holds.
@@ -478,9 +479,11 @@ impl<'r> Rules<'r> {
     /// (`at_commit`, when the task read there), which the signed tree binds. The signed line is
     /// held to the head's only when it is the task commit's (`signed_line_is_the_commits`): a
     /// note signed for another task or line already says so, and the head's line was not edited.
+    /// Each finding says what to do as the verdict (`made`) needs it.
     fn task_at_head(
         &self,
         claim: &Claim<'_>,
+        made: Made<'_>,
         at_commit: Option<&[String]>,
         signed_line_is_the_commits: bool,
         findings: &mut Vec<Finding>,
@@ -499,10 +502,12 @@ impl<'r> Rules<'r> {
         match head.wording(unit, task_id) {
             Ok(wording) => {
                 let at = task_at_head(task_id, &wording);
+                let (event, record, past) = (made.event(), made.record(), made.past());
                 if signed_line_is_the_commits && wording.line_hash != claim.p.task.line_hash {
                     let said = format!(
-                        "the line of {at} was edited after the tick; the evidence is for the old \
-                         line: restore the line as it was ticked, or untick the task and attest it again"
+                        "the line of {at} was edited after the {event}; {record} is for the old \
+                         line: restore the line as it was {past}, or {again}",
+                        again = made.again()
                     );
                     findings.push(
                         mismatch(LINE_CHANGED_AT_HEAD, &said)
@@ -512,8 +517,9 @@ impl<'r> Rules<'r> {
                 if let Some(at_commit) = at_commit.filter(|lines| *lines != wording.continuation.as_slice()) {
                     let said = format!(
                         "the wrapped part of {at} (the lines continuing its paragraph after its line) \
-                         was edited after the tick; the evidence is for the old wording: restore those \
-                         lines as they were ticked, or untick the task and attest it again"
+                         was edited after the {event}; {record} is for the old wording: restore those \
+                         lines as they were {past}, or {again}",
+                        again = made.again()
                     );
                     findings.push(
                         mismatch(LINE_CHANGED_AT_HEAD, &said)
@@ -521,7 +527,7 @@ impl<'r> Rules<'r> {
                     );
                 }
             }
-            Err(e) => findings.push(mismatch("task_gone_at_head", &gone_at_head(&e)).spec_unread(&e)),
+            Err(e) => findings.push(mismatch("task_gone_at_head", &gone_at_head(&e, made)).spec_unread(&e)),
         }
     }
 }
@@ -545,19 +551,88 @@ fn wrapped(lines: &[String]) -> String {
     shown(&lines.join("\n"), SHOWN_MAX)
 }
 
+/// A tick or decision of a task (its verdict, its `<unit>/<task>`), as a finding about the task at
+/// the head names it and says what to do about it.
+#[derive(Clone, Copy)]
+struct Made<'a> {
+    verdict: Verdict,
+    target: &'a str,
+}
+
+impl Made<'_> {
+    /// What was made: `tick`, `acceptance`, `skip`.
+    fn event(self) -> &'static str {
+        match self.verdict {
+            Verdict::Skipped => "skip",
+            Verdict::Attested => "acceptance",
+            Verdict::Verified | Verdict::RegressionOnly => "tick",
+        }
+    }
+
+    /// What the note holds: the evidence of a tick, or the decision.
+    fn record(self) -> &'static str {
+        match self.verdict {
+            Verdict::Skipped => "the skip",
+            Verdict::Attested => "the acceptance",
+            Verdict::Verified | Verdict::RegressionOnly => "the evidence",
+        }
+    }
+
+    /// What was done to the task: `ticked`, `accepted`, `skipped`.
+    fn past(self) -> &'static str {
+        match self.verdict {
+            Verdict::Skipped => "skipped",
+            Verdict::Attested => "accepted",
+            Verdict::Verified | Verdict::RegressionOnly => "ticked",
+        }
+    }
+
+    /// How to make it anew for the task as the head words it.
+    fn again(self) -> String {
+        let target = shell_word(self.target);
+        match self.verdict {
+            Verdict::Skipped => {
+                format!("undo the skip (`speccoder skip {target} --undo`) and skip the task again")
+            }
+            Verdict::Attested => {
+                format!("untick the task and accept it again (`speccoder accept {target} --reason <why>`)")
+            }
+            Verdict::Verified | Verdict::RegressionOnly => "untick the task and attest it again".to_owned(),
+        }
+    }
+
+    /// What to do when the head no longer has the task (`what`: its unit or the task): a tick
+    /// or an acceptance is held to the head only outside `--branch`, which checks the ticks the
+    /// head holds; a skip the head's units list stands for a task no longer there.
+    fn gone(self, what: &str) -> String {
+        let record = self.record();
+        match self.verdict {
+            Verdict::Skipped => format!(
+                "so the skip is of a task the head does not have: undo it (`speccoder skip {} --undo`), or restore {what}",
+                shell_word(self.target)
+            ),
+            _ => format!(
+                "so {record} cannot be held to the head's wording of it: restore {what}, or leave the commit out of the range checked (`attest verify --branch` checks only the ticks the head holds)"
+            ),
+        }
+    }
+}
+
 /// Why the head cannot hold a task to its wording: the task or its unit is gone (removed,
-/// renumbered, renamed after the tick), or its task list cannot be read there.
-fn gone_at_head(e: &spec::SpecError) -> String {
-    const ONLY_BRANCH: &str = "so the evidence cannot be held to the head's wording of it; `attest verify --branch` checks only the ticks the head holds";
+/// renumbered, renamed after the tick or decision `made`), or its task list cannot be read there.
+fn gone_at_head(e: &spec::SpecError, made: Made<'_>) -> String {
+    let event = made.event();
     match e {
         spec::SpecError::UnknownUnit { unit, .. } => format!(
-            "unit `{}` is not at the head (its directory was removed or renamed after the tick), {ONLY_BRANCH}",
-            one_line(unit)
+            "unit `{}` is not at the head (its directory was removed or renamed after the {event}), {}",
+            one_line(unit),
+            made.gone("its directory")
         ),
         spec::SpecError::UnknownTask { task, tasks_path, .. } => format!(
-            "task `{}` is no longer in `{}` at the head (removed or renumbered after the tick), {ONLY_BRANCH}",
+            "task `{}` is no longer in `{}` at the head (removed or renumbered after the {event}), {}",
             one_line(task),
-            one_line(tasks_path)
+            one_line(tasks_path),
+            made.gone("the task")
         ),
         other => format!("the task cannot be read at the head: {other}"),
     }

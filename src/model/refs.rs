@@ -14,6 +14,8 @@
 //! tasks (the unit `a%2Eb`, spelt as it is, is `a.b` escaped), is the skip of the task its record's
 //! `Spec-Task:` names ([`SkipOf::Shared`]).
 
+use super::shown::one_line;
+
 /// The prefix of every skip reference.
 pub const SKIPPED_PREFIX: &str = "refs/speccoder/skipped/";
 
@@ -281,9 +283,44 @@ pub fn held_out_ref(unit: &str) -> String {
     format!("{HELD_OUT_PREFIX}{}", escape_component(unit))
 }
 
+/// What a reference under `refs/speccoder/` stands for, in the words of its user: `the skip of
+/// <unit>/<task>` or `the published held-out set of <unit>`, each part unescaped
+/// ([`unescape_component`]; a task the published speccoder wrote as it is, [`skipped_task`]) and
+/// kept on one line ([`one_line`]: an escaped `%0A` is a newline); `None` for any other reference,
+/// or one whose parts do not read back.
+#[must_use]
+pub fn stands_for(reference: &str) -> Option<String> {
+    if let Some(rest) = reference.strip_prefix(SKIPPED_PREFIX) {
+        let (unit, task) = rest.split_once('/')?;
+        let task = skipped_task(task, |task| !task.contains(['%', '/']))?;
+        let target = format!("{}/{task}", unescape_component(unit)?);
+        return Some(format!("the skip of {}", one_line(&target)));
+    }
+    let unit = unescape_component(reference.strip_prefix(HELD_OUT_PREFIX)?)?;
+    Some(format!("the published held-out set of {}", one_line(&unit)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_speccoder_reference_stands_for_its_task_or_unit_as_written_and_on_one_line() {
+        let skip = skipped_ref("ロ\u{30b0}イン", "2.10");
+        assert_eq!(skip, "refs/speccoder/skipped/%E3%83%AD%E3%82%B0%E3%82%A4%E3%83%B3/2%2E10");
+        assert_eq!(stands_for(&skip).as_deref(), Some("the skip of ログイン/2.10"));
+        let published = "refs/speccoder/skipped/add-x/1.2";
+        assert_eq!(stands_for(published).as_deref(), Some("the skip of add-x/1.2"));
+        let broken = skipped_ref("a\nb", "T1");
+        assert_eq!(stands_for(&broken).as_deref(), Some("the skip of a\\nb/T1"));
+        assert_eq!(
+            stands_for(&held_out_ref("add.x")).as_deref(),
+            Some("the published held-out set of add.x")
+        );
+        for other in ["refs/speccoder/skipped/%e3/T1", "refs/speccoder/skipped/u", "refs/heads/main"] {
+            assert_eq!(stands_for(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn ordinary_names_stay_as_they_are_and_the_rest_is_percent_escaped() {

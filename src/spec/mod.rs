@@ -63,7 +63,7 @@ pub use ticks::{
 pub use tree::{EntryKind, FsTree, MemTree, SourceTree, link_or_submodule_on_the_way};
 pub use unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_NAME_LIMIT,
-    UNIT_PARENTS, UnitLoc, UnitLocator, check_unit_name, is_archive_dir, is_openspec_unit_name,
-    is_speckit_unit_name, locate_unit, unit_of_entry,
+    UNIT_PARENTS, UnitLoc, UnitLocator, archived_copies, check_unit_name, is_archive_dir,
+    is_openspec_unit_name, is_speckit_unit_name, locate_unit, unit_of_entry,
 };
 pub use units::{STRAY_DIRS_LIMIT, Stray, UNIT_DIRS_LIMIT, UnitScan, list_units, readable_units, scan_units};

@@ -211,6 +211,16 @@ fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, Spec
     Ok(out)
 }
 
+/// The directories of the archived copies of the OpenSpec change `id` in `tree`, in name order
+/// (so the latest `openspec archive` last).
+///
+/// # Errors
+/// The archive cannot be read, or holds a link or a submodule where a copy would be.
+pub fn archived_copies(tree: &dyn SourceTree, id: &str) -> Result<Vec<String>, SpecError> {
+    let copies = archived_changes(tree)?.into_iter().filter(|(copy, _)| copy == id);
+    Ok(copies.map(|(_, dir)| dir).collect())
+}
+
 pub(crate) fn unit_dir(format: Format, name: &str) -> String {
     match format {
         Format::SpecKit => format!("{SPECKIT_SPECS_DIR}/{name}"),

@@ -973,7 +973,7 @@ fn taken_back_since(
     head_tree: &GitTree<'_>,
 ) -> Result<Vec<String>, VerifyError> {
     let mut unticked = unticked_since(repo, base, units, planned)?;
-    unticked.extend(gone_since(repo, base, head_tree)?);
+    unticked.extend(gone_since(repo, base, units, head_tree)?);
     Ok(unticked)
 }
 
@@ -1003,20 +1003,43 @@ fn unticked_since(
 
 /// The tasks ticked at `base` in a unit whose directory the head no longer has (the branch
 /// removed or renamed it): their ticks are taken back with it, which a reviewer should see as
-/// [`unticked_since`] shows a tick taken back in place.
-fn gone_since(repo: &Repo, base: ObjectId, head_tree: &GitTree<'_>) -> Result<Vec<String>, VerifyError> {
+/// [`unticked_since`] shows a tick taken back in place. A unit the head still has elsewhere (an
+/// OpenSpec change archived, found at the head as every reader finds it, [`spec::locate_unit`])
+/// takes back only what that copy no longer ticks: [`unticked_since`] says it for a unit
+/// checked (`units`), and this for any other.
+fn gone_since(
+    repo: &Repo,
+    base: ObjectId,
+    units: &[spec::UnitLoc],
+    head_tree: &GitTree<'_>,
+) -> Result<Vec<String>, VerifyError> {
     let base_tree = repo.tree(repo.commit_tree(base)?);
+    let checked: HashSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
     let mut out = Vec::new();
     // A base whose units cannot be listed ticked nothing a reader could tell.
     for unit in spec::list_units(&base_tree).unwrap_or_default() {
-        if head_tree.entry_id(&unit.dir)?.is_some() {
+        if head_tree.entry_id(&unit.dir)?.is_some() || checked.contains(unit.name.as_str()) {
             continue;
         }
+        let moved = spec::locate_unit(head_tree, &unit.name).ok();
+        // A copy whose task list cannot be read ticks nothing a reader could tell.
+        let kept = match &moved {
+            Some(_) => spec::ticked_ids(head_tree, &unit.name).unwrap_or_default(),
+            None => Vec::new(),
+        };
         for id in spec::ticked_ids(&base_tree, &unit.name).unwrap_or_default() {
-            out.push(format!(
-                "{}/{id} is ticked at the base, and the head has no `{}` (the unit was removed or renamed): this branch takes the tick back",
-                unit.name, unit.dir
-            ));
+            let said = match &moved {
+                Some(_) if kept.contains(&id) => continue,
+                Some(copy) => format!(
+                    "{}/{id} is ticked at the base and not in `{}`, where the head has the unit now: this branch takes the tick back",
+                    unit.name, copy.dir
+                ),
+                None => format!(
+                    "{}/{id} is ticked at the base, and the head has no `{}` (the unit was removed or renamed): this branch takes the tick back",
+                    unit.name, unit.dir
+                ),
+            };
+            out.push(said);
         }
     }
     Ok(out)

@@ -1165,4 +1165,55 @@ fn a_skip_ref_name_two_tasks_share_is_the_skip_of_the_task_its_record_names() {
     assert!(held.stderr.contains("holds the published speccoder's skip of a%2Eb/T006"), "{held:?}");
     let undone = p.run(&["skip", "a%2Eb/T006", "--undo", "--json"]).expect(0).json();
     assert_eq!(undone["deleted"][0]["reference"], shared, "{undone:#}");
+
+/// The message of the finding `code` on `task`'s row of `report`.
+fn finding_message(report: &Value, task: &str, code: &str) -> String {
+    let found = row(report, task)["findings"].as_array().unwrap().iter().find(|f| f["code"] == code).cloned();
+    let found = found.unwrap_or_else(|| panic!("no {code} on {task}: {report:#}"));
+    found["message"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_decision_whose_task_was_reworded_or_removed_after_it_says_how_to_make_that_decision_anew() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = std::fs::read_to_string(p.root.join(tasks)).unwrap();
+    let reworded = text.replace("tag module skeleton", "tag module").replace("list view", "grid view");
+    p.write(tasks, &reworded);
+    p.commit_all("reword T001 and T006");
+    let v = p.verify(&[]).expect(26).json();
+
+    let accepted = finding_message(&v, T001, "line_changed_at_head");
+    assert!(
+        accepted.contains("after the acceptance")
+            && accepted.ends_with(
+                "untick the task and accept it again (`speccoder accept 001-bookmark-tags/T001 --reason <why>`)"
+            ),
+        "{accepted}"
+    );
+    let skipped = finding_message(&v, T006, "line_changed_at_head");
+    assert!(
+        skipped.contains("after the skip; the skip is for the old line: restore the line as it was skipped")
+            && skipped.ends_with(
+                "undo the skip (`speccoder skip 001-bookmark-tags/T006 --undo`) and skip the task again"
+            ),
+        "{skipped}"
+    );
+
+    // A skip of a task the head no longer lists is the branch's to undo, not a tick the range
+    // holds.
+    let without: String =
+        reworded.lines().filter(|l| !l.contains("T006")).map(|l| format!("{l}\n")).collect();
+    p.write(tasks, &without);
+    p.commit_all("descope T006");
+    let v = p.verify(&[]).expect(26).json();
+    let gone = finding_message(&v, T006, "task_gone_at_head");
+    assert!(
+        gone.contains("removed or renumbered after the skip")
+            && gone.contains("undo it (`speccoder skip 001-bookmark-tags/T006 --undo`), or restore the task")
+            && !gone.contains("checks only the ticks"),
+        "{gone}"
+    );
 }

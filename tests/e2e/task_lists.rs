@@ -668,7 +668,6 @@ fn an_openspec_tick_skips_a_fenced_copy_and_a_change_whose_schema_tracks_another
 /// and a writer refuses the archived change's tasks.
 #[test]
 fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
-    let openspec = common::openspec();
     let c = Case::new(Project::openspec());
     c.attest(OPENSPEC_UNIT, "1.1").success();
     let task_commit = c.p.rev("HEAD");
@@ -676,10 +675,7 @@ fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
     let text = String::from_utf8(c.p.read(&path)).unwrap();
     c.commit_file(&path, text.replacen("- [ ] 1.2", "- [x] 1.2", 1), "Tick 1.2 by hand");
 
-    let mut archive = std::process::Command::new(&openspec);
-    common::isolate(&mut archive, &c.p.home);
-    archive.current_dir(&c.p.root).args(["archive", OPENSPEC_UNIT, "--yes"]);
-    common::run(archive).success();
+    openspec_archive(&c);
     c.p.git(&["add", "-A"]);
     c.p.git(&["commit", "-q", "-m", "Archive the change"]);
     assert!(!c.p.root.join(format!("openspec/changes/{OPENSPEC_UNIT}")).exists(), "archived");
@@ -700,6 +696,84 @@ fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
     let out = c.attest(OPENSPEC_UNIT, "1.3").failure(14);
     assert!(out.stderr.contains("archived at openspec/changes/archive/"), "{out}");
     assert!(out.stderr.contains("git mv openspec/changes/archive/"), "{out}");
+}
+
+/// Runs `openspec archive` on the case's change, leaving what it did uncommitted.
+fn openspec_archive(c: &Case) {
+    let mut archive = std::process::Command::new(common::openspec());
+    common::isolate(&mut archive, &c.p.home);
+    archive.current_dir(&c.p.root).args(["archive", OPENSPEC_UNIT, "--yes"]);
+    common::run(archive).success();
+}
+
+/// `openspec archive` run and not committed leaves HEAD and the index with the active change and
+/// the work tree with its archived copy: attest, accept and skip each name the archive and what
+/// to do, before and after the deleted task list is staged, and write nothing; the directory
+/// brought back as the message says, the tick is made.
+#[test]
+fn a_change_archived_in_the_work_tree_and_not_committed_is_named_as_archived_by_every_writer() {
+    let c = Case::new(Project::openspec());
+    openspec_archive(&c);
+    let active = format!("openspec/changes/{OPENSPEC_UNIT}");
+    let target = format!("{OPENSPEC_UNIT}/1.2");
+    let key = c.key.private.to_str().unwrap().to_owned();
+    let says_archived = |out: &common::Run| {
+        let said = &out.stderr;
+        assert!(
+            said.contains(&format!(
+                "`{OPENSPEC_UNIT}`, whose directory {active}/ is gone from the work tree"
+            )) && said.contains("appears archived at openspec/changes/archive/")
+                && said.contains("commit the archive (`git add -A openspec`, then `git commit`)")
+                && said.contains(&format!("`git restore --source=HEAD --staged --worktree -- {active}`"))
+                && !said.contains("unstaged changes")
+                && !said.contains("no task list yet"),
+            "{out}"
+        );
+    };
+    let before = c.p.snapshot();
+    says_archived(&c.attest(OPENSPEC_UNIT, "1.2").failure(14));
+    says_archived(&c.p.speccoder(&["accept", &target, "--reason", "by hand", "--key", &key]).failure(14));
+    says_archived(&c.p.speccoder(&["skip", &target, "--reason", "later", "--key", &key]).failure(14));
+    assert_eq!(c.p.snapshot(), before, "nothing written");
+
+    c.p.git(&["add", &format!("{active}/tasks.md")]);
+    let before = c.p.snapshot();
+    says_archived(&c.attest(OPENSPEC_UNIT, "1.2").failure(14));
+    says_archived(&c.p.speccoder(&["accept", &target, "--reason", "by hand", "--key", &key]).failure(14));
+    assert_eq!(c.p.snapshot(), before, "nothing written");
+
+    c.p.git(&["restore", "--source=HEAD", "--staged", "--worktree", "--", &active]);
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+}
+
+/// A branch that archives a change takes back none of the ticks its archived copy keeps (the
+/// same run lists them evidenced, read from the copy); a tick the copy drops is still named.
+#[test]
+fn archiving_a_change_on_a_branch_takes_back_only_the_ticks_its_archived_copy_drops() {
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.1").success();
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+    c.p.git(&["checkout", "-q", "-b", "archive-it"]);
+    openspec_archive(&c);
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "Archive the change"]);
+    let (code, rows, report) = c.rows_over(&["--base", "main"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(rows.iter().filter(|r| r.1 == "evidenced").count(), 2, "{rows:?}");
+    assert!(!report["warnings"].to_string().contains(OPENSPEC_UNIT), "no tick taken back: {report:#}");
+
+    let copy = c.p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/archive/"]).trim().to_owned();
+    let tasks = format!("{copy}/tasks.md");
+    let text = String::from_utf8(c.p.read(&tasks)).unwrap();
+    c.commit_file(&tasks, text.replacen("- [x] 1.2", "- [ ] 1.2", 1), "Untick 1.2 in the archived copy");
+    let (code, _, report) = c.rows_over(&["--base", "main"]);
+    assert_eq!(code, 0, "{report:#}");
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains(&format!("{OPENSPEC_UNIT}/1.2 is ticked at the base and not at the head")),
+        "{report:#}"
+    );
+    assert!(!warnings.contains("takes the tick back") && !warnings.contains("/1.1 "), "{report:#}");
 }
 
 /// The OpenSpec case with an archived copy of its change (`2026-01-01`) whose 1.2 is ticked by

@@ -1940,7 +1940,9 @@ fn skips_and_held_out_sets_travel_and_two_publishers_sets_are_joined() {
     ada.speccoder(&["skip", &task("T007"), "--reason", "later"]).success();
     let mine = ada.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007"));
     let out = ada.speccoder(&["attest", "push"]).failure(14);
-    assert!(out.stderr.contains(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007")), "{out}");
+    // Named by its reference and by the task it skips, as written.
+    let named = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007 (the skip of {})", task("T007"));
+    assert!(out.stderr.contains(&format!("{named} differ here and on origin")), "{out}");
     assert_eq!(
         ada.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007")),
         mine,

@@ -113,7 +113,7 @@ impl std::fmt::Display for FetchReport {
             writeln!(f, "  {}: {what}", row.name)?;
         }
         for conflict in self.ref_conflicts() {
-            writeln!(f, "  to resolve {}: {}", conflict.name, conflict.advice(&self.remote))?;
+            writeln!(f, "  to resolve {}: {}", conflict.named(), conflict.advice(&self.remote))?;
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ use crate::git::{
     CasUpdate, Direction, GitError, Head, Repo, Unjoinable, delete_ref_command, set_ref_command,
 };
 use crate::model::bundle::NOTES_REF;
+use crate::model::refs;
 use crate::model::shown::shell_word;
 
 /// The prefix of the references fetch and push carry besides the notes.
@@ -185,8 +186,8 @@ pub enum SyncError {
     /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
     #[error(
         "{} differ here and on {remote} and cannot be joined; nothing was pushed:\n{}",
-        .conflicts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
-        .conflicts.iter().map(|c| format!("  {}: {}\n  {}", c.name, c.reason, c.advice(remote))).collect::<Vec<_>>().join("\n")
+        .conflicts.iter().map(RefConflict::named).collect::<Vec<_>>().join(", "),
+        .conflicts.iter().map(|c| format!("  {}: {}\n  {}", c.named(), c.reason, c.advice(remote))).collect::<Vec<_>>().join("\n")
     )]
     RefsConflict {
         /// The remote.
@@ -241,6 +242,17 @@ pub struct RefConflict {
 }
 
 impl RefConflict {
+    /// The reference as a message names it: its name, which the advice's commands take, and
+    /// what it stands for in its user's words (`refs/speccoder/skipped/add-x/1%2E2 (the skip of
+    /// add-x/1.2)`), when it is a reference speccoder writes.
+    #[must_use]
+    pub fn named(&self) -> String {
+        match refs::stands_for(&self.name) {
+            Some(what) => format!("{} ({what})", self.name),
+            None => self.name.clone(),
+        }
+    }
+
     /// How to settle it, as commands that work as given: the fetch that follows compares
     /// against what was fetched before the conflict, so a side taken as it is merges.
     #[must_use]

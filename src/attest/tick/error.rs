@@ -120,6 +120,23 @@ pub enum TickError {
         /// The change id.
         id: String,
     },
+    /// The task's OpenSpec change is gone from the work tree, moved into the archive there (or
+    /// in the index) by an `openspec archive` not committed yet.
+    #[error(
+        "{target} belongs to the OpenSpec change `{id}`, whose directory {dir}/ is gone from the work tree: the change appears archived at {copies}, which is not committed yet; nothing was written: an archived change is closed, and its tasks are neither ticked nor skipped, so either commit the archive (`git add -A openspec`, then `git commit`), or, to record this task first, bring the directory back (`{restore}`) and run again"
+    )]
+    ArchivedNotCommitted {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The change id.
+        id: String,
+        /// The change's directory, as HEAD or the index holds it.
+        dir: String,
+        /// The archived copies, comma-separated.
+        copies: String,
+        /// The `git restore` that brings the directory back.
+        restore: String,
+    },
     /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
     #[error(
         "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add it to the checkout (`git sparse-checkout add {add}`), then run again"
@@ -270,6 +287,7 @@ impl ExitClass for TickError {
             | TickError::WouldUntick { .. }
             | TickError::InProgress { .. }
             | TickError::Archived { .. }
+            | TickError::ArchivedNotCommitted { .. }
             | TickError::OutsideSparseCheckout { .. }
             | TickError::SkipWorktree { .. }
             | TickError::UnitNotStaged { .. }

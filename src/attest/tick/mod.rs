@@ -123,6 +123,7 @@ impl<'r> Begun<'r> {
         {
             return self.ticked_at_head(target, &at_head);
         }
+        refuse_uncommitted_archive(self.repo, &self.index, target, unit, Some(self.staged))?;
         let facts = read_task_in(self.repo, self.staged, unit, task_id, Tree::Staged)?;
         refuse_archived(target, &facts)?;
         if facts.ticked {
@@ -313,6 +314,73 @@ pub(crate) fn refuse_archived(target: &str, facts: &TaskFacts) -> Result<(), Tic
         dir: facts.unit_dir.clone(),
         id: facts.unit.clone(),
     })
+}
+
+/// Refuses a task of an OpenSpec change that HEAD or the tree `staged` (the index's, when the
+/// task is read from it) holds active while the work tree no longer has its directory and holds
+/// an archived copy of it (or the index does): `openspec archive` was run and not committed.
+/// Read from HEAD or the index, the task would be recorded on a change its user has closed;
+/// named so, rather than as a task list deleted or unstaged. A sparse checkout, which leaves
+/// directories out on purpose, is not judged.
+pub(crate) fn refuse_uncommitted_archive(
+    repo: &Repo,
+    index: &LockedIndex<'_>,
+    target: &str,
+    unit: &str,
+    staged: Option<ObjectId>,
+) -> Result<(), TickError> {
+    let Some(workdir) = repo.workdir() else { return Ok(()) };
+    if !matches!(repo.sparse_checkout(), SparseCheckout::Off) {
+        return Ok(());
+    }
+    let head = head_tree(repo);
+    let active = [staged, head].into_iter().flatten().find_map(|tree| {
+        let loc = spec::locate_unit(&repo.tree(tree), unit).ok()?;
+        (loc.format == spec::Format::OpenSpec && !loc.is_archived()).then_some(loc)
+    });
+    let Some(loc) = active.filter(|loc| workdir.join(&loc.dir).symlink_metadata().is_err()) else {
+        return Ok(());
+    };
+    let copies = uncommitted_copies(repo, index, workdir, [staged, head], unit);
+    if copies.is_empty() {
+        return Ok(());
+    }
+    let dir_w = shell_word(&loc.dir);
+    let restore = match head.map(|tree| repo.tree(tree).entry_id(&loc.dir)).transpose()? {
+        Some(Some(_)) => format!("git restore --source=HEAD --staged --worktree -- {dir_w}"),
+        _ => format!("git restore -- {dir_w}"),
+    };
+    Err(TickError::ArchivedNotCommitted {
+        target: target.to_owned(),
+        id: loc.name,
+        dir: loc.dir,
+        copies: copies.join(", "),
+        restore,
+    })
+}
+
+/// The archived copies of the OpenSpec change `unit` in the work tree `workdir`, else in the
+/// index (`staged`, or read from `index`), less those HEAD's tree (`head`) holds: those an
+/// `openspec archive` not committed yet made. An archive that cannot be read, or an index that
+/// cannot be read as a tree (a merge's conflicts), holds no copy to name.
+fn uncommitted_copies(
+    repo: &Repo,
+    index: &LockedIndex<'_>,
+    workdir: &std::path::Path,
+    [staged, head]: [Option<ObjectId>; 2],
+    unit: &str,
+) -> Vec<String> {
+    let at_head =
+        |dir: &String| head.is_some_and(|tree| repo.tree(tree).entry_id(dir).ok().flatten().is_some());
+    let new = |copies: Vec<String>| copies.into_iter().filter(|dir| !at_head(dir)).collect::<Vec<_>>();
+    let copies = new(spec::archived_copies(&spec::FsTree::new(workdir), unit).unwrap_or_default());
+    if !copies.is_empty() {
+        return copies;
+    }
+    let staged = staged.or_else(|| index.tree_with(&[]).ok());
+    new(staged
+        .map(|tree| spec::archived_copies(&repo.tree(tree), unit).unwrap_or_default())
+        .unwrap_or_default())
 }
 
 /// Refuses a merge, cherry-pick, revert, rebase, `git am` or bisect in progress: the index then
