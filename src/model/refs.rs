@@ -284,17 +284,15 @@ pub fn held_out_ref(unit: &str) -> String {
 }
 
 /// What a reference under `refs/speccoder/` stands for, in the words of its user: `the skip of
-/// <unit>/<task>` or `the published held-out set of <unit>`, each part unescaped
-/// ([`unescape_component`]; a task the published speccoder wrote as it is, [`skipped_task`]) and
-/// kept on one line ([`one_line`]: an escaped `%0A` is a newline); `None` for any other reference,
-/// or one whose parts do not read back.
+/// <unit>/<task>` or `the published held-out set of <unit>`, each part unescaped: a skip by our
+/// spelling ([`skipped_ref`]), else by the published speccoder's ([`published_skipped_ref`]); kept
+/// on one line ([`one_line`]: an escaped `%0A` is a newline); `None` for any other reference, or
+/// one whose parts do not read back.
 #[must_use]
 pub fn stands_for(reference: &str) -> Option<String> {
-    if let Some(rest) = reference.strip_prefix(SKIPPED_PREFIX) {
-        let (unit, task) = rest.split_once('/')?;
-        let task = skipped_task(task, |task| !task.contains(['%', '/']))?;
-        let target = format!("{}/{task}", unescape_component(unit)?);
-        return Some(format!("the skip of {}", one_line(&target)));
+    if reference.starts_with(SKIPPED_PREFIX) {
+        let (unit, task) = our_reading(reference).or_else(|| published_reading(reference))?;
+        return Some(format!("the skip of {}", one_line(&target(&unit, &task))));
     }
     let unit = unescape_component(reference.strip_prefix(HELD_OUT_PREFIX)?)?;
     Some(format!("the published held-out set of {}", one_line(&unit)))
@@ -317,7 +315,10 @@ mod tests {
             stands_for(&held_out_ref("add.x")).as_deref(),
             Some("the published held-out set of add.x")
         );
-        for other in ["refs/speccoder/skipped/%e3/T1", "refs/speccoder/skipped/u", "refs/heads/main"] {
+        // Not our spelling (an escape in lower case), so the published speccoder's: the unit as it is.
+        let lower = "refs/speccoder/skipped/%e3/T1";
+        assert_eq!(stands_for(lower).as_deref(), Some("the skip of %e3/T1"));
+        for other in ["refs/speccoder/skipped/u", "refs/speccoder/skipped/u/1%2", "refs/heads/main"] {
             assert_eq!(stands_for(other), None, "{other}");
         }
     }

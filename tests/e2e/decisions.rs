@@ -1165,6 +1165,7 @@ fn a_skip_ref_name_two_tasks_share_is_the_skip_of_the_task_its_record_names() {
     assert!(held.stderr.contains("holds the published speccoder's skip of a%2Eb/T006"), "{held:?}");
     let undone = p.run(&["skip", "a%2Eb/T006", "--undo", "--json"]).expect(0).json();
     assert_eq!(undone["deleted"][0]["reference"], shared, "{undone:#}");
+}
 
 /// The message of the finding `code` on `task`'s row of `report`.
 fn finding_message(report: &Value, task: &str, code: &str) -> String {
