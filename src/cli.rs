@@ -730,7 +730,10 @@ pub enum AttestSub {
     /// task commit whose earlier commits were dropped, squashed or amended (series_differs, naming
     /// the first commit of the old series the new one lacks: the evidence judged a tree that held
     /// it; a merge counts by its change of its own, what its resolution changed of what merging its
-    /// parents gives, which a rebase that flattens it drops), and one whose series is longer than
+    /// parents gives, which a rebase that flattens it drops), or a commit inserted before it that
+    /// undoes a change the evidence judged (series_differs, naming both: its change is the inverse
+    /// of the old task commit's own or of a commit of its series, as a revert makes it, even one
+    /// reverted again), and one whose series is longer than
     /// 5000 commits (series_too_long). Of several commits
     /// off the branch with the same change, the newest whose series holds is carried.
     ///

@@ -32,6 +32,7 @@ use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::Evidence;
 use crate::model::red::red_from_output;
+use crate::model::regression::SignedRegression;
 use crate::spec;
 
 /// What `speccoder attest` was asked to do.
@@ -233,7 +234,7 @@ fn commit_message(
     let verdict = evidence.verdict.as_str();
     let mut trailers: Vec<(&'static str, String)> = Vec::new();
     if let Some(reason) = &evidence.regression {
-        trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));
+        trailers.push((keys::REGRESSION_ONLY, SignedRegression::from(reason.clone()).trailer_value()));
     }
     trailers.push((keys::HELD_OUT, held_out_trailer(evidence)));
     // A run named by nothing but white space names none: no `Run:` trailer with an empty value.

@@ -19,7 +19,10 @@
 //! the old task commit's history holds and the new one's does not must have a commit of the
 //! same change among those the new one's history holds and the old one's does not. A rebase onto
 //! a moved main, a reorder, a reword or commits inserted keep it; a dropped, squashed or amended
-//! earlier commit does not.
+//! earlier commit does not. Nor does a commit inserted that undoes a change the evidence judged
+//! ([`undoing`]): one whose change is the inverse of the old task commit's own, or of a commit of
+//! the series, as `git revert` makes it (the patch from that commit's tree to its first parent's,
+//! [`inverse_ids`]), after a commit with that change.
 //!
 //! A merge of the series is judged by what it changes of its own: the patch from the tree git's
 //! merge of its two parents gives ([`Repo::merged_trees`], conflicts marked) to the tree it holds.
@@ -33,7 +36,7 @@
 //! parents, which `git merge-tree` does not make, is judged by its whole change against its first
 //! parent.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 use sha2::{Digest as _, Sha256};
@@ -61,6 +64,18 @@ pub enum SeriesGap {
         /// module documentation).
         parents: usize,
     },
+    /// A commit of the new side, after a commit with a change the evidence judged, whose change
+    /// is the inverse of that change: it undoes it ([`series_gap`]).
+    Undone {
+        /// The commit that undoes it.
+        id: ObjectId,
+        /// Its subject line, as stored (repository text: quote it).
+        subject: String,
+        /// The commit whose change it undoes: one of the old series, or the old task commit.
+        undone: ObjectId,
+        /// That commit's subject line, as stored (repository text: quote it).
+        undone_subject: String,
+    },
     /// The old task commit's series holds more than [`MAX_SERIES`] commits, or the new one's
     /// side more than [`MAX_NEW_SIDE`].
     TooLong {
@@ -78,7 +93,8 @@ pub enum SeriesGap {
 /// the line numbers its hunks start at (as `git cherry` reads patches: a main that moved the lines
 /// above them moves the hunks, not the change). A commit with an empty change changes no tree,
 /// and needs no partner, nor does a merge that changes nothing of its own. The new side is read nearest `new` first, in widening chunks, since a
-/// rebased series lies just below its task commit.
+/// rebased series lies just below its task commit. Then no commit of the new side may undo a
+/// change the evidence judged ([`undoing`]).
 ///
 /// # Errors
 /// The history cannot be walked, or git cannot produce the patches.
@@ -86,7 +102,9 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     let Some(old_series) = series(repo, old, new, MAX_SERIES)? else {
         return Ok(Some(SeriesGap::TooLong { tip: old.id, most: MAX_SERIES }));
     };
-    let old_ids = series_ids(repo, &old_series.iter().collect::<Vec<_>>(), Merges::Judged)?;
+    // The old task commit's own change, read as the series' are, comes last.
+    let mut old_ids = series_ids(repo, &old_series.iter().chain([old]).collect::<Vec<_>>(), Merges::Judged)?;
+    let old_own = old_ids.pop().flatten();
     // A merge of the new side partners only a merge of the old one with a change of its own:
     // without one, the new side's merges are not merged again (a main of many merges is long).
     let merges = if old_series.iter().zip(&old_ids).any(|(c, id)| c.parents.len() > 1 && id.is_some()) {
@@ -99,16 +117,29 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     for id in old_ids.iter().flatten() {
         *wanted.entry(id.clone()).or_default() += 1;
     }
-    if wanted.is_empty() {
+    // With no change to partner, only a new side after the old task commit itself can undo one.
+    if wanted.is_empty() && !(old_series.is_empty() && repo.is_ancestor(old.id, new.id)?) {
         return Ok(None);
     }
     let Some(new_side) = series(repo, new, old, MAX_NEW_SIDE)? else {
         return Ok(Some(SeriesGap::TooLong { tip: new.id, most: MAX_NEW_SIDE }));
     };
-    let mut partners = partners(repo, &new_side, &wanted, 2 * old_series.len(), merges)?;
+    let side_ids = read_side(repo, &new_side, &wanted, 2 * old_series.len(), merges)?;
+    // The partners: of each change, the commits nearest the new task commit that have it, as many
+    // as the old series holds (the others with it are inserted).
+    let mut left = wanted.clone();
+    let mut partner = |id: &Option<String>| match id.as_ref().and_then(|id| left.get_mut(id)) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    };
+    let partners: Vec<bool> = side_ids.iter().map(&mut partner).collect();
     // Partners go to the oldest commits of a change first; the oldest commit left without one is
     // named (the walk gives the newest first).
-    let mut unpaired = |id: &String| match partners.get_mut(id) {
+    let mut paired: HashMap<&String, usize> = wanted.iter().map(|(id, n)| (id, n - left[id])).collect();
+    let mut unpaired = |id: &String| match paired.get_mut(id) {
         Some(n) if *n > 0 => {
             *n -= 1;
             false
@@ -117,37 +148,144 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     };
     let missing =
         old_series.iter().zip(&old_ids).rev().find(|(_, id)| id.as_ref().is_some_and(&mut unpaired));
-    Ok(missing.map(|(c, _)| SeriesGap::Missing {
-        id: c.id,
-        subject: c.subject().to_owned(),
-        parents: c.parents.len(),
-    }))
+    if let Some((c, _)) = missing {
+        let parents = c.parents.len();
+        return Ok(Some(SeriesGap::Missing { id: c.id, subject: c.subject().to_owned(), parents }));
+    }
+    let judged = Judged { old, series: &old_series, ids: &old_ids, own: old_own };
+    let side = Side { commits: &new_side, ids: side_ids, partners, merges };
+    undoing(repo, &judged, side)
 }
 
-/// How many commits of `new_side` have each change `wanted` counts, at most as many as it
-/// counts: read nearest the new task commit first, `first` commits and then twice as many each
-/// time, until every change has its partners or the side is read whole.
-fn partners(
+/// The identities of the first commits of `new_side` ([`series_ids`]), nearest the new task
+/// commit first: `first` commits and then twice as many each time, until each change `wanted`
+/// counts has as many commits as it counts, or the side is read whole.
+fn read_side(
     repo: &Repo,
     new_side: &[Commit],
     wanted: &HashMap<String, usize>,
     first: usize,
     merges: Merges,
-) -> Result<HashMap<String, usize>, GitError> {
+) -> Result<Vec<Option<String>>, GitError> {
+    let mut ids: Vec<Option<String>> = Vec::new();
     let mut found: HashMap<String, usize> = HashMap::new();
     let short = |found: &HashMap<String, usize>| wanted.iter().any(|(id, n)| found.get(id).unwrap_or(&0) < n);
-    let mut read = 0;
-    while read < new_side.len() && short(&found) {
-        let chunk: Vec<&Commit> = new_side[read..].iter().take(first.max(read).max(1)).collect();
-        read += chunk.len();
-        for id in series_ids(repo, &chunk, merges)?.into_iter().flatten() {
-            if let Some(most) = wanted.get(&id) {
-                let n = found.entry(id).or_default();
-                *n = (*n + 1).min(*most);
+    while ids.len() < new_side.len() && short(&found) {
+        let chunk: Vec<&Commit> = new_side[ids.len()..].iter().take(first.max(ids.len()).max(1)).collect();
+        for id in series_ids(repo, &chunk, merges)? {
+            if let Some(id) = id.as_ref().filter(|id| wanted.contains_key(*id)) {
+                *found.entry(id.clone()).or_default() += 1;
+            }
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// What the old evidence judged: the old task commit, its series (newest first) and the identity
+/// of each one's change as [`series_ids`] reads it, the old task commit's own apart.
+struct Judged<'a> {
+    old: &'a Commit,
+    series: &'a [Commit],
+    ids: &'a [Option<String>],
+    own: Option<String>,
+}
+
+/// The new task commit's side: its commits (newest first), the identities of the first of them
+/// ([`read_side`]) and which of those are partners, and whether its merges are judged.
+struct Side<'a> {
+    commits: &'a [Commit],
+    ids: Vec<Option<String>>,
+    partners: Vec<bool>,
+    merges: Merges,
+}
+
+/// The oldest commit of the new side that undoes a change the evidence judged, as
+/// [`SeriesGap::Undone`]. A change judged is the old task commit's own, or that of a commit of
+/// its series that is not a merge. A commit of the new side that is not a partner undoes it when
+/// its own change is the inverse of it (the change a revert of it makes: the patch from the tree
+/// of the commit to that of its first parent, read as a change of a series is, [`inverse_ids`])
+/// and a commit with the change is in its history: a commit of the new side with it (its
+/// partner, or another copy), or the old task commit for its own change. So a main below the
+/// series is not judged unless it holds the change itself; and a commit that applies the change
+/// again afterwards (a revert reverted) does not make up for it: which of two commits with one
+/// change is the series' own cannot be told, and re-signing judges no tree.
+fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Option<SeriesGap>, GitError> {
+    // Each change judged and its commit, and the inverse of each.
+    let changed: Vec<(&Commit, &String)> = judged
+        .series
+        .iter()
+        .zip(judged.ids)
+        .filter(|(c, _)| c.parents.len() < 2)
+        .filter_map(|(c, id)| id.as_ref().map(|id| (c, id)))
+        .chain(judged.own.as_ref().map(|id| (judged.old, id)))
+        .collect();
+    let inverses = inverse_ids(repo, &changed.iter().map(|(c, _)| *c).collect::<Vec<_>>())?;
+    // The commits of the new side with a change judged, and the old task commit for its own.
+    let with_change = |side: &Side<'_>, (commit, change): (&Commit, &String)| -> HashSet<ObjectId> {
+        let made = side.commits.iter().zip(&side.ids).filter(|(_, id)| id.as_ref() == Some(change));
+        let own = (commit.id == judged.old.id).then_some(commit.id);
+        made.map(|(c, _)| c.id).chain(own).collect()
+    };
+    let roots: HashSet<ObjectId> = changed.iter().flat_map(|c| with_change(&side, *c)).collect();
+    let after = after_any(side.commits, &roots);
+    side.ids = with_ids_after(repo, &side, &after)?;
+    let candidates = side.commits.iter().enumerate().rev();
+    let inserted = |(i, _): &(usize, &Commit)| after[*i] && !side.partners.get(*i).copied().unwrap_or(false);
+    for (i, commit) in candidates.filter(inserted) {
+        let Some(id) = side.ids[i].as_ref() else { continue };
+        let undone = changed.iter().zip(&inverses).filter(|(_, inverse)| inverse.as_ref() == Some(id));
+        for (change, _) in undone {
+            if after_any(side.commits, &with_change(&side, *change))[i] {
+                return Ok(Some(SeriesGap::Undone {
+                    id: commit.id,
+                    subject: commit.subject().to_owned(),
+                    undone: change.0.id,
+                    undone_subject: change.0.subject().to_owned(),
+                }));
             }
         }
     }
-    Ok(found)
+    Ok(None)
+}
+
+/// The identities of `side`'s commits: those read, and those of the later commits `after` marks;
+/// a later commit it does not mark has none.
+fn with_ids_after(repo: &Repo, side: &Side<'_>, after: &[bool]) -> Result<Vec<Option<String>>, GitError> {
+    let read = side.ids.len();
+    let marked = side.commits[read..].iter().zip(&after[read..]).filter(|(_, a)| **a);
+    let unread: Vec<&Commit> = marked.map(|(c, _)| c).collect();
+    let mut more = series_ids(repo, &unread, side.merges)?.into_iter();
+    let later = after[read..].iter().map(|marked| if *marked { more.next().flatten() } else { None });
+    Ok(side.ids.iter().cloned().chain(later).collect())
+}
+
+/// Which commits of `side` have a commit of `roots` in their history by way of commits of `side`:
+/// a parent is a root, or such a commit (a root itself only when another is in its history).
+/// `side` holds each commit once, in any order.
+fn after_any(side: &[Commit], roots: &HashSet<ObjectId>) -> Vec<bool> {
+    let at: HashMap<ObjectId, usize> = side.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+    let mut after: Vec<Option<bool>> = vec![None; side.len()];
+    for start in 0..side.len() {
+        let mut stack = vec![start];
+        while let Some(&i) = stack.last() {
+            if after[i].is_some() {
+                stack.pop();
+                continue;
+            }
+            let parents = side[i].parents.iter().filter_map(|p| at.get(p).copied());
+            let pending: Vec<usize> = parents.filter(|j| after[*j].is_none()).collect();
+            if pending.is_empty() {
+                let follows =
+                    |p: &ObjectId| roots.contains(p) || at.get(p).is_some_and(|j| after[*j] == Some(true));
+                after[i] = Some(side[i].parents.iter().any(follows));
+                stack.pop();
+            } else {
+                stack.extend(pending);
+            }
+        }
+    }
+    after.into_iter().map(|a| a == Some(true)).collect()
 }
 
 /// The commits of `tip`'s history that `other`'s does not hold, merges too, `tip` aside, newest
@@ -194,16 +332,45 @@ fn ids_of(
     merges: Merges,
 ) -> Result<Vec<Option<String>>, GitError> {
     let changes = own_changes(repo, commits, merges)?;
-    let asked: Vec<PatchOf> = changes.iter().flatten().copied().collect();
-    let hasher = |patch: &PatchOf| ChangeHasher {
+    // A pair of trees is a merge's change of its own, from the tree git's merge gives.
+    let asked: Vec<(PatchOf, bool)> =
+        changes.iter().flatten().map(|patch| (*patch, matches!(patch, PatchOf::Trees(..)))).collect();
+    let mut ids = hashed(repo, &asked, unplaced)?.into_iter();
+    Ok(changes.iter().map(|change| change.and_then(|_| ids.next().flatten())).collect())
+}
+
+/// The identity, read as a change of a series is ([`series_ids`]), of the change that undoes
+/// each of `commits` (none a merge): the patch from its tree to its first parent's (a root
+/// commit's: to the empty tree), which is the change a revert of it makes where nothing else
+/// changed those lines since. `None` for an empty change.
+///
+/// # Errors
+/// A parent cannot be read, or git cannot produce the patches ([`Repo::change_patches`]).
+fn inverse_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
+    let mut asked = Vec::with_capacity(commits.len());
+    for c in commits {
+        let parent_tree = match c.parents.first() {
+            Some(parent) => repo.commit(*parent)?.tree,
+            None => repo.empty_tree_id(),
+        };
+        asked.push((PatchOf::Trees(c.tree, parent_tree), false));
+    }
+    hashed(repo, &asked, true)
+}
+
+/// The identity of each patch of `patches` ([`ChangeHasher`]), in the order given, from one git
+/// process for all of them; each with whether it is a merge's change of its own (its conflict
+/// markers' labels left out), and all without the hunks' line numbers when `unplaced`.
+fn hashed(repo: &Repo, patches: &[(PatchOf, bool)], unplaced: bool) -> Result<Vec<Option<String>>, GitError> {
+    let asked: Vec<PatchOf> = patches.iter().map(|(patch, _)| *patch).collect();
+    let hasher = |&(_, from_merged): &(PatchOf, bool)| ChangeHasher {
         unplaced,
-        from_merged: matches!(patch, PatchOf::Trees(..)),
+        from_merged,
         ..ChangeHasher::default()
     };
-    let mut hashers: Vec<ChangeHasher> = asked.iter().map(hasher).collect();
+    let mut hashers: Vec<ChangeHasher> = patches.iter().map(hasher).collect();
     repo.change_patches(&asked, &mut |i, line| hashers[i].line(line))?;
-    let mut ids = hashers.into_iter().map(ChangeHasher::finish);
-    Ok(changes.iter().map(|change| change.and_then(|_| ids.next().flatten())).collect())
+    Ok(hashers.into_iter().map(ChangeHasher::finish).collect())
 }
 
 /// What each commit changes of its own: a commit against its first parent (a root commit: against
@@ -353,6 +520,123 @@ mod tests {
             Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned(), parents: 1 })
         );
         assert_eq!(gap(&fx, fx.rev("HEAD"), task), None, "a commit added before is no loss");
+    }
+
+    /// Cherry-picks each of `commits`, one git command each (each its own commit date).
+    fn pick(fx: &Fixture, commits: &[ObjectId]) {
+        for c in commits {
+            fx.git(&["cherry-pick", &c.to_string()]);
+        }
+    }
+
+    fn undone(fx: &Fixture, id: &str, undone: ObjectId, undone_subject: &str) -> Option<SeriesGap> {
+        let id = fx.rev(id);
+        let subject = fx.git(&["log", "-1", "--format=%s", &id.to_string()]).trim().to_owned();
+        Some(SeriesGap::Undone { id, subject, undone, undone_subject: undone_subject.to_owned() })
+    }
+
+    #[test]
+    fn a_revert_of_the_old_task_commit_after_it_undoes_it_and_a_commit_after_it_that_undoes_nothing_holds() {
+        let (fx, _, task) = series_fixture();
+        let implement = fx.rev(&format!("{task}~2"));
+        fx.commit_file("b.txt", "b\n", "later work");
+        assert_eq!(
+            gap(&fx, task, fx.rev("HEAD")),
+            None,
+            "the old task commit in its history, nothing undone"
+        );
+        fx.git(&["revert", "--no-edit", &task.to_string()]);
+        let untick = fx.rev("HEAD");
+        fx.git(&["revert", "--no-edit", &implement.to_string()]);
+        pick(&fx, &[task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), undone(&fx, &untick.to_string(), task, "tick"));
+    }
+
+    #[test]
+    fn a_revert_of_a_partner_inserted_in_the_rebased_series_undoes_it_even_when_applied_again() {
+        let (fx, base, task) = series_fixture();
+        let implement = fx.rev(&format!("{task}~2"));
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        let moved = fx.rev("HEAD");
+        pick(&fx, &[implement]);
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        let revert = fx.rev("HEAD");
+        pick(&fx, &[task]);
+        let expected = undone(&fx, "HEAD^", implement, "implement");
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected);
+        fx.git(&["checkout", "-q", "--detach", &revert.to_string()]);
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        pick(&fx, &[task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected, "the revert reverted again");
+        fx.git(&["checkout", "-q", "--detach", &moved.to_string()]);
+        pick(&fx, &[implement]);
+        fx.commit_file("c.txt", "c\n", "inserted");
+        pick(&fx, &[task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "an inserted commit that undoes nothing");
+    }
+
+    #[test]
+    fn a_revert_on_the_main_below_the_series_is_judged_only_when_the_main_holds_the_change_it_reverts() {
+        let (fx, base, task) = series_fixture();
+        let implement = fx.rev(&format!("{task}~2"));
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        let other = fx.commit_file("other.txt", "o\n", "main moves");
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        pick(&fx, &[other, implement, task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "main's own revert");
+        // Main took the change and reverted it: the series applying it again is refused all the
+        // same (a rebase that found the change upstream would have dropped it).
+        fx.git(&["checkout", "-q", "--detach", &base.to_string()]);
+        pick(&fx, &[implement]);
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        let revert = fx.rev("HEAD");
+        pick(&fx, &[task]);
+        let expected = undone(&fx, &revert.to_string(), implement, "implement");
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected, "the series on it, the change dropped");
+        fx.git(&["checkout", "-q", "--detach", &revert.to_string()]);
+        pick(&fx, &[implement, task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected, "the series on it, the change applied again");
+    }
+
+    #[test]
+    fn a_revert_the_old_series_holds_has_its_partner_and_one_more_undoes() {
+        let fx = Fixture::new();
+        let base = fx.commit_file("base.txt", "base\n", "base");
+        let implement = fx.commit_file("a.txt", "a\n", "implement");
+        fx.git(&["revert", "--no-edit", &implement.to_string()]);
+        let revert = fx.rev("HEAD");
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        pick(&fx, &[implement, revert, task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "the series as it was");
+        let (fx, base, task) = series_fixture();
+        let implement = fx.rev(&format!("{task}~2"));
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        pick(&fx, &[implement]);
+        fx.commit_file("t.txt", "t\n", "tick by hand");
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        pick(&fx, &[task]);
+        assert_eq!(
+            gap(&fx, task, fx.rev("HEAD")),
+            undone(&fx, "HEAD^", task, "tick"),
+            "a copy of the tick, reverted"
+        );
+    }
+
+    #[test]
+    fn a_commit_follows_a_root_by_way_of_the_side_only() {
+        let (fx, _, task) = series_fixture();
+        let repo = fx.repo();
+        let side: Vec<Commit> =
+            ["HEAD", "HEAD~1", "HEAD~2"].iter().map(|r| repo.commit(fx.rev(r)).unwrap()).collect();
+        let roots = |ids: &[ObjectId]| ids.iter().copied().collect::<HashSet<_>>();
+        assert_eq!(after_any(&side, &roots(&[fx.rev("HEAD~2")])), [true, true, false]);
+        assert_eq!(after_any(&side, &roots(&[fx.rev("HEAD~3")])), [true, true, true]);
+        assert_eq!(after_any(&side, &roots(&[task])), [false, false, false]);
+        let reversed: Vec<Commit> = side.iter().rev().cloned().collect();
+        assert_eq!(after_any(&reversed, &roots(&[fx.rev("HEAD~2")])), [false, true, true], "in any order");
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::shown::{SHOWN_MAX, one_line, shell_word, shown};
-use crate::model::trailer_keys::RUN;
+use crate::model::trailer_keys::{REGRESSION_ONLY, RUN};
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
 /// The finding of a spec document a task needs (spec.md for its story or the requirements it
@@ -723,6 +723,9 @@ fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Findin
     }
     if last_trailer(&claim.commit.message, RUN).is_some() {
         tick_fields.push("the Run: trailer");
+    }
+    if last_trailer(&claim.commit.message, REGRESSION_ONLY).is_some() {
+        tick_fields.push("the Regression-Only: trailer");
     }
     if !tick_fields.is_empty() {
         findings.push(

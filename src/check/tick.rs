@@ -14,11 +14,12 @@ use crate::model::dialect::Dialect;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome, TestResult};
-use crate::model::trailer_keys::{ACCEPTED_BY, REASON, RUN, SKIPPED_BY};
+use crate::model::trailer_keys::{ACCEPTED_BY, REASON, REGRESSION_ONLY, RUN, SKIPPED_BY};
 
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
 /// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
-/// held_out line says, the `Run:` trailer as the signed `run` says, no decision trailers, and one
+/// held_out line says, the `Run:` and `Regression-Only:` trailers as the signed `run` and
+/// `regression` say, no decision trailers, and one
 /// summary that names exactly the other lines by digest, at the verdict's level, under the
 /// task-verification's policy, for the task commit ([`values::summary`]).
 pub fn tick_lines(
@@ -47,7 +48,8 @@ pub fn tick_lines(
         ));
     }
     held_out_trailer(commit, lines, dialect, findings);
-    run_trailer(commit, p, findings);
+    run_trailer(commit, p, dialect, findings);
+    regression_trailer(commit, p, dialect, findings);
     decision_trailers(commit, findings);
 
     let (sline, s) = match summaries.as_slice() {
@@ -307,13 +309,16 @@ fn uncounted_pass(trailer: &str) -> Option<&str> {
 }
 
 /// The `Run:` trailer as the signed `run` says: `Run: <run.id>` when it names a run, no `Run:`
-/// when it is absent, `null` or blank (as `attest` writes them). A `run` of another shape is
-/// opaque (another producer's), and the trailer is not held to it.
-fn run_trailer(commit: &Commit, p: &TaskVerificationV0, findings: &mut Vec<Finding>) {
+/// when it is absent, `null` or blank (as `attest` writes them). Read in the published speccoder's
+/// shapes (`dialect`), a `run` that is a string names the run itself, as that tool writes it. A
+/// `run` of another shape is opaque (another producer's), and the trailer is not held to it.
+fn run_trailer(commit: &Commit, p: &TaskVerificationV0, dialect: Dialect, findings: &mut Vec<Finding>) {
+    let named = |id: &str| Some(sanitize_value(id)).filter(|id| !id.is_empty());
     let expected = match &p.setting.run {
         None | Some(Value::Null) => None,
+        Some(Value::String(run)) if dialect == Dialect::Published => named(run),
         Some(run) => match run.get("id").and_then(Value::as_str) {
-            Some(id) => Some(sanitize_value(id)).filter(|id| !id.is_empty()),
+            Some(id) => named(id),
             None => return,
         },
     };
@@ -325,6 +330,37 @@ fn run_trailer(commit: &Commit, p: &TaskVerificationV0, findings: &mut Vec<Findi
                 CommitOutcome::Mismatch,
                 "run_trailer_mismatch",
                 "the Run: trailer does not name the run the signed evidence names",
+            )
+            .expected_found(expected.unwrap_or_else(none), trailer.unwrap_or_else(none)),
+        );
+    }
+}
+
+/// The `Regression-Only:` trailer as the signed `regression` says, in its writer's words
+/// ([`SignedRegression::trailer_value`](crate::model::regression::SignedRegression::trailer_value)):
+/// exactly those words when the statement records a reason, no such trailer when it records none,
+/// so that the trailer never claims a reason the evidence does not sign. A reason in the published
+/// speccoder's shape outside its recipe (`dialect` ours) is malformed there already
+/// ([`values::published_shapes`]), and its trailer is not judged besides.
+fn regression_trailer(
+    commit: &Commit,
+    p: &TaskVerificationV0,
+    dialect: Dialect,
+    findings: &mut Vec<Finding>,
+) {
+    if dialect == Dialect::Ours && p.regression.as_ref().is_some_and(|r| r.dialect() == Dialect::Published) {
+        return;
+    }
+    let expected =
+        p.regression.as_ref().map(|r| sanitize_value(&r.trailer_value())).filter(|v| !v.is_empty());
+    let trailer = last_trailer(&commit.message, REGRESSION_ONLY).map(|t| t.trim().to_owned());
+    if trailer != expected {
+        let none = || "(no such trailer)".to_owned();
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "regression_trailer_mismatch",
+                "the Regression-Only: trailer does not say the reason the signed evidence records",
             )
             .expected_found(expected.unwrap_or_else(none), trailer.unwrap_or_else(none)),
         );
@@ -367,6 +403,94 @@ mod tests {
             config["annotations"] = a;
         }
         serde_json::from_value(json!({ "result": result, "configuration": [config] })).unwrap()
+    }
+
+    /// A commit of `message`.
+    fn commit(message: &str) -> Commit {
+        let null = gix::ObjectId::null(gix::hash::Kind::Sha1);
+        let who = crate::git::Signature { name: "a".into(), email: "a@x".into(), seconds: 0, offset: 0 };
+        Commit {
+            id: null,
+            tree: null,
+            parents: vec![null],
+            message: message.to_owned(),
+            message_bytes: message.as_bytes().to_vec(),
+            author: who.clone(),
+            committer: who,
+        }
+    }
+
+    /// A tick's task verification with `run` and `regression` (each absent when `None`).
+    fn tick_with(run: Option<Value>, regression: Option<Value>) -> TaskVerificationV0 {
+        let mut v = json!({
+            "verdict": "regression_only",
+            "unit": { "format": "speckit", "feature": "001-x", "dir": "specs/001-x" },
+            "task": { "id": "T001", "line_hash": "ab", "title": "t" },
+            "tree": "t", "policy_sha256": "ef", "time": "2026-10-26T00:00:00Z"
+        });
+        if let Some(run) = run {
+            v["run"] = run;
+        }
+        if let Some(regression) = regression {
+            v["regression"] = regression;
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// The codes of the trailer findings of `message` against `p`, read in `dialect`'s shapes.
+    fn trailer_codes(message: &str, p: &TaskVerificationV0, dialect: Dialect) -> Vec<&'static str> {
+        let mut findings = Vec::new();
+        run_trailer(&commit(message), p, dialect, &mut findings);
+        regression_trailer(&commit(message), p, dialect, &mut findings);
+        findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn a_run_the_published_speccoder_signs_as_a_string_is_named_by_the_run_trailer_in_its_shapes_only() {
+        let p = tick_with(Some(json!("run-1")), None);
+        assert!(trailer_codes("s\n\nRun: run-1\n", &p, Dialect::Published).is_empty());
+        for contradicts in ["s\n\nRun: other-run\n", "s\n"] {
+            assert_eq!(
+                trailer_codes(contradicts, &p, Dialect::Published),
+                ["run_trailer_mismatch"],
+                "{contradicts}"
+            );
+        }
+        assert!(trailer_codes("s\n\nRun: other-run\n", &p, Dialect::Ours).is_empty(), "opaque in ours");
+        let blank = tick_with(Some(json!(" ")), None);
+        assert!(trailer_codes("s\n", &blank, Dialect::Published).is_empty());
+        let ours = tick_with(Some(json!({ "id": "run-1" })), None);
+        for dialect in [Dialect::Ours, Dialect::Published] {
+            assert!(trailer_codes("s\n\nRun: run-1\n", &ours, dialect).is_empty());
+            assert_eq!(trailer_codes("s\n\nRun: run-2\n", &ours, dialect), ["run_trailer_mismatch"]);
+        }
+    }
+
+    #[test]
+    fn the_regression_only_trailer_says_exactly_the_signed_reason_in_its_writer_s_words() {
+        let ours = tick_with(None, Some(json!({ "code": "already_passing", "detail": "passed  before" })));
+        let published = tick_with(None, Some(json!({ "reason": "no_scenarios", "story": "US1" })));
+        let none = tick_with(None, None);
+        for (message, p, agrees) in [
+            ("s\n\nRegression-Only: already_passing: passed before\n", &ours, true),
+            ("s\n\nRegression-Only: already_passing\n", &ours, false),
+            ("s\n\nRegression-Only: no_behaviour: passed before\n", &ours, false),
+            ("s\n", &ours, false),
+            ("s\n\nRegression-Only: no_scenarios story=US1\n", &published, true),
+            ("s\n\nRegression-Only: no_scenarios story=US2\n", &published, false),
+            ("s\n\nRegression-Only: already_passing\n", &published, false),
+            ("s\n", &published, false),
+            ("s\n", &none, true),
+            ("s\n\nRegression-Only: already_passing\n", &none, false),
+        ] {
+            let codes = trailer_codes(message, p, Dialect::Published);
+            let expected: &[&str] = if agrees { &[] } else { &["regression_trailer_mismatch"] };
+            assert_eq!(codes, expected, "{message:?} {:?}", p.regression);
+        }
+        let outside = trailer_codes("s\n\nRegression-Only: x\n", &published, Dialect::Ours);
+        assert!(outside.is_empty(), "malformed there already, not judged twice: {outside:?}");
+        let ours_there = trailer_codes("s\n\nRegression-Only: x\n", &ours, Dialect::Ours);
+        assert_eq!(ours_there, ["regression_trailer_mismatch"]);
     }
 
     #[test]

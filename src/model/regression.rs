@@ -72,6 +72,17 @@ pub struct PublishedRegression {
 }
 
 impl SignedRegression {
+    /// The value of the `Regression-Only:` trailer that says this reason, before a message
+    /// sanitizes it as every trailer value: this crate's `<code>: <detail>` (what `attest`
+    /// writes), or the published speccoder's words for its reason ([`PublishedRegression::trailer_value`]).
+    #[must_use]
+    pub fn trailer_value(&self) -> String {
+        match self {
+            SignedRegression::Ours(r) => format!("{}: {}", r.code, r.detail),
+            SignedRegression::Published(r) => r.trailer_value(),
+        }
+    }
+
     /// Whose shape the statement records the reason in.
     #[must_use]
     pub fn dialect(&self) -> Dialect {
@@ -88,6 +99,32 @@ impl SignedRegression {
             SignedRegression::Ours(r) => &r.code,
             SignedRegression::Published(r) => &r.reason,
         }
+    }
+}
+
+impl PublishedRegression {
+    /// The reason in the published speccoder's trailer words: its name, then each other member
+    /// in the order of their names as ` <member>=<value>` (a string as it is, any other value as
+    /// its JSON text), every byte of the value but an ASCII letter, a digit, `-`, `_`, `.` and `~`
+    /// written as `%` and two upper-case hex digits. A reason of no member is its name alone.
+    #[must_use]
+    pub fn trailer_value(&self) -> String {
+        let mut out = self.reason.clone();
+        for (name, value) in &self.members {
+            let text = match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            out.push_str(&format!(" {name}="));
+            for b in text.bytes() {
+                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                    out.push(char::from(b));
+                } else {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+        out
     }
 }
 
@@ -171,6 +208,26 @@ mod tests {
             json!({"reason": "author_failed", "detail": "no file"})
         );
         assert_eq!(read(json!({"reason": "already_passing"})).unwrap().code(), "already_passing");
+    }
+
+    #[test]
+    fn a_reason_is_said_in_its_writer_s_trailer_words() {
+        let said = |v: Value| read(v).unwrap().trailer_value();
+        assert_eq!(
+            said(json!({"code": "already_passing", "detail": "passed before"})),
+            "already_passing: passed before"
+        );
+        assert_eq!(said(json!({"reason": "already_passing"})), "already_passing");
+        assert_eq!(said(json!({"reason": "no_scenarios", "story": "US1"})), "no_scenarios story=US1");
+        assert_eq!(
+            said(json!({"reason": "not_red", "red_class": "build_error"})),
+            "not_red red_class=build_error"
+        );
+        assert_eq!(
+            said(json!({"reason": "author_failed", "detail": "no file: a/b ü"})),
+            "author_failed detail=no%20file%3A%20a%2Fb%20%C3%BC"
+        );
+        assert_eq!(said(json!({"reason": "x", "n": 3, "a": "~y"})), "x a=~y n=3", "members by name");
     }
 
     #[test]

@@ -452,14 +452,17 @@ fn a_second_or_foreign_decider_on_a_decision_commit_is_not_one_claim_for_verify_
     }
 }
 
-/// A `Held-Out:` trailer claims a held-out result and a `Run:` trailer a run; a decision has
-/// neither to claim.
+/// A `Held-Out:` trailer claims a held-out result, a `Run:` trailer a run and a `Regression-Only:`
+/// trailer why a tick had no red run; a decision has none of them to claim.
 #[test]
-fn a_decision_commit_with_a_held_out_or_run_trailer_is_a_mismatch() {
+fn a_decision_commit_with_a_held_out_run_or_regression_only_trailer_is_a_mismatch() {
     let p = Project::new();
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     let mut statement = p.statements("HEAD").remove(0);
-    let claim = format!("Held-Out: passed=3/3 manifest=sha256:{}\nRun: run-1", "a".repeat(64));
+    let claim = format!(
+        "Held-Out: passed=3/3 manifest=sha256:{}\nRun: run-1\nRegression-Only: already_passing",
+        "a".repeat(64)
+    );
     let message = format!("{}\n{claim}\n", p.git(&["log", "-1", "--format=%B"]));
     let forged = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &message]);
     assert!(trailers(&p, &forged).ends_with(&claim), "{}", trailers(&p, &forged));
@@ -471,7 +474,11 @@ fn a_decision_commit_with_a_held_out_or_run_trailer_is_a_mismatch() {
     let finding =
         tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "decision_with_tick_fields");
     let found = finding.and_then(|f| f["found"].as_str());
-    assert_eq!(found, Some("the Held-Out: trailer, the Run: trailer"), "{tick:#}");
+    assert_eq!(
+        found,
+        Some("the Held-Out: trailer, the Run: trailer, the Regression-Only: trailer"),
+        "{tick:#}"
+    );
 }
 
 #[test]

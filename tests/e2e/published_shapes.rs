@@ -144,10 +144,6 @@ fn published_collection() -> Value {
 #[test]
 fn the_published_speccoders_collection_and_regression_verify_in_its_evidence_and_are_malformed_in_ours() {
     let s = signed_project();
-    let c5 = attested(&s, T005, Evidence::Verified);
-    let c6 = attested(&s, T006, Evidence::RegressionOnly);
-    let c7 = attested(&s, T007, Evidence::Verified);
-    let c8 = attested(&s, T008, Evidence::RegressionOnly);
     let collection = |st: &mut Value| {
         if let Some(p) = task_verification(st) {
             p["collection"] = published_collection();
@@ -158,8 +154,14 @@ fn the_published_speccoders_collection_and_regression_verify_in_its_evidence_and
             p["regression"] = json!({ "reason": "no_scenarios", "story": "US1" });
         }
     };
+    // The published speccoder says its reason in its own words in the commit's trailer.
+    let its_words = |m: &str| with_trailer(m, "Regression-Only", "no_scenarios story=US1");
+    let c5 = attested(&s, T005, Evidence::Verified);
+    let c6 = attested(&s, T006, Evidence::RegressionOnly);
+    reworded(&s, &c6, T006, Writer::Published, its_words, regression);
+    let c7 = attested(&s, T007, Evidence::Verified);
+    let c8 = attested(&s, T008, Evidence::RegressionOnly);
     rewrite(&s, &c5, &c5, Writer::Published, collection);
-    rewrite(&s, &c6, &c6, Writer::Published, regression);
     rewrite(&s, &c7, &c7, Writer::Ours, collection);
     rewrite(&s, &c8, &c8, Writer::Ours, regression);
 
@@ -176,6 +178,69 @@ fn the_published_speccoders_collection_and_regression_verify_in_its_evidence_and
         assert_eq!(codes(t), ["published_shape_outside_recipe"], "{t:#}");
         assert_eq!(finding(t, "published_shape_outside_recipe")["found"], member, "{t:#}");
     }
+}
+
+#[test]
+fn a_run_or_regression_only_trailer_that_contradicts_the_signed_run_or_reason_is_a_mismatch_in_either_shapes()
+{
+    let s = signed_project();
+    // The published speccoder signs its run as a string and its reason as `{reason, ...}`.
+    let published = |run: &'static str| {
+        move |st: &mut Value| {
+            if let Some(p) = task_verification(st) {
+                p["run"] = json!(run);
+                if p["verdict"] == "regression_only" {
+                    p["regression"] = json!({ "reason": "no_scenarios", "story": "US1" });
+                }
+            }
+        }
+    };
+    let trailers = |run: &'static str, reason: Option<&'static str>| {
+        move |m: &str| {
+            let m = with_trailer(m, "Run", run);
+            reason.map_or(m.clone(), |reason| with_trailer(&m, "Regression-Only", reason))
+        }
+    };
+    let c5 = attested(&s, T005, Evidence::Verified);
+    reworded(&s, &c5, T005, Writer::Published, trailers("other-run", None), published("run-1"));
+    let c6 = attested(&s, T006, Evidence::RegressionOnly);
+    let story2 = trailers("run-1", Some("no_scenarios story=US2"));
+    reworded(&s, &c6, T006, Writer::Published, story2, published("run-1"));
+    let c7 = attested(&s, T007, Evidence::RegressionOnly);
+    let story1 = trailers("run-1", Some("no_scenarios story=US1"));
+    reworded(&s, &c7, T007, Writer::Published, story1, published("run-1"));
+    // Ours: the reason our attest signed, reworded in the unsigned trailer.
+    let c8 = attested(&s, T008, Evidence::RegressionOnly);
+    let untestable = |m: &str| with_trailer(m, "Regression-Only", "untestable: no harness");
+    reworded(&s, &c8, T008, Writer::Ours, untestable, |_| {});
+
+    let (code, report) = verify(&s);
+    assert_eq!(code, 26, "{report:#}");
+    let t5 = tick(&report, T005);
+    assert_eq!(t5["policy"], json!({"recipe": "published", "speccoder_version": RELEASE}), "{t5:#}");
+    assert_eq!(codes(t5), ["run_trailer_mismatch"], "{t5:#}");
+    let run = finding(t5, "run_trailer_mismatch");
+    assert_eq!((&run["expected"], &run["found"]), (&json!("run-1"), &json!("other-run")), "{t5:#}");
+    let t6 = tick(&report, T006);
+    assert_eq!(codes(t6), ["regression_trailer_mismatch"], "{t6:#}");
+    let reason = finding(t6, "regression_trailer_mismatch");
+    assert_eq!(
+        (&reason["expected"], &reason["found"]),
+        (&json!("no_scenarios story=US1"), &json!("no_scenarios story=US2")),
+        "{t6:#}"
+    );
+    assert_eq!(tick(&report, T007)["outcome"], "evidenced", "{report:#}");
+    let t8 = tick(&report, T008);
+    assert_eq!(codes(t8), ["regression_trailer_mismatch"], "{t8:#}");
+    let reason = finding(t8, "regression_trailer_mismatch");
+    assert_eq!(
+        (&reason["expected"], &reason["found"]),
+        (
+            &json!("already_passing: the acceptance tests passed before the change"),
+            &json!("untestable: no harness")
+        ),
+        "{t8:#}"
+    );
 }
 
 #[test]
@@ -251,26 +316,55 @@ fn published_manifest(task: &str, file_sha256: &str) -> (Vec<u8>, String) {
 /// note there as the published speccoder writes it: each subject the new commit's, the summary's
 /// resource too, and the held_out line naming `digest`. The new commit.
 fn renamed_to(s: &Signed, commit: &str, digest: &str) -> String {
-    let message = s.p.git(&["log", "-1", "--format=%B", commit]);
-    let old = message.lines().find_map(|l| l.strip_prefix("Held-Out: ")).unwrap().to_owned();
-    let message = message.replace(&old, &format!("passed=1/1 manifest=sha256:{digest}"));
-    s.p.git(&["commit", "-q", "--amend", "--no-verify", "-m", &message]);
-    let new = s.p.rev("HEAD");
-    let raw = s.p.git_bytes(&["cat-file", "commit", &new]);
-    let object = [format!("commit {}\0", raw.len()).into_bytes(), raw].concat();
-    let subject = json!([{ "name": T005, "digest": { "gitCommit": new, "sha256": sha256(&object) } }]);
-    rewrite(s, commit, &new, Writer::Published, |st| {
-        st["subject"] = subject.clone();
-        if let Some(uri) = st["predicate"]["resourceUri"].as_str() {
-            st["predicate"]["resourceUri"] = json!(uri.replace(commit, &new));
-        }
+    let named = |message: &str| {
+        let old = message.lines().find_map(|l| l.strip_prefix("Held-Out: ")).unwrap().to_owned();
+        message.replace(&old, &format!("passed=1/1 manifest=sha256:{digest}"))
+    };
+    reworded(s, commit, T005, Writer::Published, named, |st| {
         if let Some(p) = held_out_line(st) {
             p["configuration"][0] =
                 json!({ "name": "speccoder:phase/held_out", "digest": { "sha256": digest } });
         }
+    })
+}
+
+/// Amends HEAD (`commit`, the task commit of `task`) to the message `reword` makes of its own, and
+/// moves its note there as `writer` writes it: each subject the new commit's, the summary's
+/// resource too, every statement with `edit` applied. The new commit.
+fn reworded(
+    s: &Signed,
+    commit: &str,
+    task: &str,
+    writer: Writer,
+    reword: impl Fn(&str) -> String,
+    edit: impl Fn(&mut Value),
+) -> String {
+    let message = reword(&s.p.git(&["log", "-1", "--format=%B", commit]));
+    s.p.git(&["commit", "-q", "--amend", "--no-verify", "-m", &message]);
+    let new = s.p.rev("HEAD");
+    let raw = s.p.git_bytes(&["cat-file", "commit", &new]);
+    let object = [format!("commit {}\0", raw.len()).into_bytes(), raw].concat();
+    let subject = json!([{ "name": task, "digest": { "gitCommit": new, "sha256": sha256(&object) } }]);
+    rewrite(s, commit, &new, writer, |st| {
+        st["subject"] = subject.clone();
+        if let Some(uri) = st["predicate"]["resourceUri"].as_str() {
+            st["predicate"]["resourceUri"] = json!(uri.replace(commit, &new));
+        }
+        edit(st);
     });
     s.p.git(&["notes", "--ref=speccoder", "remove", commit]);
     new
+}
+
+/// `message` with the value of its trailer `key` replaced by `value`, or the trailer added.
+fn with_trailer(message: &str, key: &str, value: &str) -> String {
+    let prefix = format!("{key}: ");
+    let mut lines: Vec<String> = message.trim_end().lines().map(str::to_owned).collect();
+    match lines.iter_mut().find(|l| l.starts_with(&prefix)) {
+        Some(line) => *line = format!("{prefix}{value}"),
+        None => lines.push(format!("{prefix}{value}")),
+    }
+    lines.join("\n") + "\n"
 }
 
 /// Points the held-out ref at a new commit whose tree holds `entries` (`(path, bytes)`), as the

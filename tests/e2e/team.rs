@@ -987,6 +987,70 @@ fn an_implementation_dropped_under_the_task_commit_is_refused_by_the_hook_and_by
     assert!(ada.verify(&[]).code() != Some(0));
 }
 
+#[test]
+fn a_task_ticked_again_after_its_tick_and_implementation_were_reverted_is_refused_by_carry() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let text = "pub fn add() { /* the tested code */ }\n";
+    let old = implement_and_tick(&ada, "feature-a", text);
+    ada.git(&["revert", "--no-edit", "HEAD"]);
+    let untick = ada.rev("HEAD");
+    ada.git(&["revert", "--no-edit", "HEAD~2"]);
+    ada.git(&["cherry-pick", &old]);
+    let new = ada.rev("HEAD");
+    let store = std::fs::read_to_string(ada.dir.join("src/tags/store.rs")).ok();
+    assert_ne!(store.as_deref(), Some(text), "the tested code is gone");
+
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "carry", "--from", &old, "--to", &new, "--json"]);
+    let row = refused_row(&out.failure(26));
+    assert_eq!(row["code"], "series_differs", "{row:#}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.starts_with(&format!("{untick} (`Revert ")), "names the commit that undoes: {reason}");
+    assert!(reason.contains(&format!("undoes the attested task commit {old} (")), "and what: {reason}");
+    assert!(reason.contains("to attest it again"), "{reason}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert!(ada.note(&new).is_none());
+    assert_ne!(ada.verify(&[]).code(), Some(0));
+}
+
+#[test]
+fn a_revert_of_the_implementation_a_rebase_inserts_is_refused_by_the_hook_and_by_carry() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    let old = implement_and_tick(&ada, "feature-a", "pub fn add() {}\n");
+    let implementation = ada.rev("HEAD^");
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    // Onto the moved main, with a revert of the rebased implementation before the tick.
+    let mut rebase = common::git_command(&ada.dir, &team.home, &["rebase", "-i", "origin/main"]);
+    rebase.env("GIT_SEQUENCE_EDITOR", "sed -i '1a exec git revert --no-edit HEAD'");
+    let rebase = common::run(rebase);
+    assert!(rebase.status.success(), "{rebase}");
+    assert!(
+        rebase.stdout.contains("series_differs") || rebase.stderr.contains("series_differs"),
+        "the hook says why: {rebase}"
+    );
+    let new = ada.rev("HEAD");
+    let revert = ada.rev("HEAD^");
+    assert_ne!(ada.rev("HEAD~2"), implementation, "the implementation was rebased");
+    assert!(ada.note(&new).is_none(), "the hook carried nothing");
+
+    let refs = ada.refs();
+    for args in
+        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", &old, "--to", &new, "--json"]]
+    {
+        let row = refused_row(&ada.speccoder(&args).failure(26));
+        assert_eq!(row["code"], "series_differs", "{args:?}: {row:#}");
+        let reason = row["reason"].as_str().unwrap();
+        let undoes = format!("undoes {implementation} (`Implement the tag store`), a commit of the series");
+        assert!(reason.starts_with(&format!("{revert} (`Revert ")) && reason.contains(&undoes), "{reason}");
+    }
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert_ne!(ada.verify(&[]).code(), Some(0));
+}
+
 /// `clone` ticks T001 on a new branch `feature-<name>` over a merge of a side branch that guards
 /// the store; the merge's resolution writes the store as `resolved` (`None`: as git merged it).
 /// The merge and the task commit.

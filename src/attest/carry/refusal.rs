@@ -111,6 +111,21 @@ pub(super) fn series_differs(
                 shown(subject, 80)
             ),
         ),
+        SeriesGap::Undone { id, subject, undone, undone_subject } => {
+            let undone_subject = shown(undone_subject, 80);
+            let what = if *undone == from {
+                format!("the attested task commit {undone} (`{undone_subject}`) itself")
+            } else {
+                format!("{undone} (`{undone_subject}`), a commit of the series before the attested {from}")
+            };
+            (
+                "series_differs",
+                format!(
+                    "{id} (`{}`), a commit before {to} that the series of the attested {from} does not hold, undoes {what}: its change is the inverse of that one's, so the evidence judged a tree that held a change {to}'s history undoes (a revert inserted, even one applied again since, is not carried)",
+                    shown(subject, 80)
+                ),
+            )
+        }
         SeriesGap::TooLong { tip, most } => (
             "series_too_long",
             format!(
@@ -139,6 +154,35 @@ mod tests {
         assert!(said(2).contains("a resolution edited it, or its parents conflicted"), "{}", said(2));
         assert!(said(3).contains("a merge of 3 parents") && !said(3).contains("resolution"), "{}", said(3));
         assert!(said(1).contains("an earlier commit was dropped, squashed or amended"), "{}", said(1));
+    }
+
+    #[test]
+    fn a_commit_that_undoes_a_change_judged_is_said_to_undo_the_one_it_undoes() {
+        let [from, to, revert, implement] =
+            [1u8, 2, 3, 4].map(|n| ObjectId::from_hex(format!("{n:02x}").repeat(20).as_bytes()).unwrap());
+        let undone = |undone| SeriesGap::Undone {
+            id: revert,
+            subject: "Revert \"implement\"".to_owned(),
+            undone,
+            undone_subject: "implement".to_owned(),
+        };
+        let said = |undone_id| series_differs("u/T001", None, from, to, &undone(undone_id));
+        let of_series = said(implement);
+        assert_eq!(of_series.code, "series_differs");
+        let reason = of_series.reason;
+        assert!(
+            reason.starts_with(&format!("{revert} (`Revert \"implement\"`), a commit before {to}")),
+            "{reason}"
+        );
+        let undoes =
+            format!("undoes {implement} (`implement`), a commit of the series before the attested {from}:");
+        assert!(reason.contains(&undoes), "{reason}");
+        assert!(reason.contains("to attest it again"), "{reason}");
+        let own = said(from).reason;
+        assert!(
+            own.contains(&format!("undoes the attested task commit {from} (`implement`) itself:")),
+            "{own}"
+        );
     }
 
     #[test]
