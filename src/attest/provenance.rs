@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::attest::message::{MessageFields, keys};
 use crate::model::clean::{self, LeakAt};
 use crate::model::evidence::Evidence;
+use crate::model::shown::json_field;
 use crate::spec::{Format, TaskFacts};
 
 /// The evidence fields a task-verification predicate carries as recorded, under the same name.
@@ -226,8 +227,10 @@ impl fmt::Display for LargestPart {
         let (line, bytes, pointer) = (&self.line, self.bytes, &self.pointer);
         let what = match pointer.as_str() {
             "" | "/predicate" => format!("the {line} statement as a whole"),
-            "/predicate/task/title" => format!("the task's title ({pointer} in the {line} statement)"),
-            _ => format!("{pointer} in the {line} statement"),
+            "/predicate/task/title" => {
+                format!("the task's title (the {} field of the {line} statement)", json_field(pointer))
+            }
+            _ => format!("the {} field of the {line} statement", json_field(pointer)),
         };
         match &self.origin {
             Origin::Speccoder => write!(
