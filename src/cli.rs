@@ -85,6 +85,7 @@ pub enum Command {
     /// `tasks.md` conversion (line endings, a filter driver) that fails or a
     /// `working-tree-encoding` that cannot be written back as git writes it (such as
     /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
+    /// branch whose name is not UTF-8 (named, with the `git branch -m` that renames it), a
     /// merge, cherry-pick, revert, rebase, `git am` or bisect in progress (finish or abort it
     /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
     /// than 5 s (the lock file is named), HEAD or the branch moved by another command while this one
@@ -138,7 +139,8 @@ pub enum Command {
     /// `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a reason that would leak
     /// a secret or a local path, a `tasks.md` conversion (line endings, a filter driver, a
     /// `working-tree-encoding`) that fails or is refused; 14 repository state: detached HEAD,
-    /// unborn branch, a merge, cherry-pick, revert, rebase, `git am` or bisect in progress, the
+    /// unborn branch, a branch whose name is not UTF-8 (named, with the `git branch -m` that
+    /// renames it), a merge, cherry-pick, revert, rebase, `git am` or bisect in progress, the
     /// index locked by another command, an index that cannot be read, task already ticked (by an
     /// `attest` whose run stopped before updating the work tree too: that tick is finished, and no
     /// acceptance recorded), a task of an archived OpenSpec change (or of one `openspec archive`
@@ -662,9 +664,11 @@ pub enum AttestSub {
     /// Exit codes: 0 pushed (or, with `--dry-run`, shown); 2 unknown remote, or one whose name no
     /// reference name can hold (named, with the `git remote rename` that fixes it; nothing
     /// changed); 13 no identity for a notes merge commit, a `push.default` git does not accept, a
-    /// trust file that is unusable; 14 not on a branch, a branch `push.default` does not push
-    /// (named, with how to push it), another fetch or push holding the fetch lock (named, with what
-    /// to do if none runs), the branch or a reference refused (named, with git's reason), notes or
+    /// trust file that is unusable; 14 not on a branch, a branch whose name is not UTF-8 (named,
+    /// with the `git branch -m` that renames it; nothing sent), a branch `push.default` does not
+    /// push (named, with how to push it), another fetch or push holding the fetch lock (named, with
+    /// what to do if none runs), the branch or a reference refused (named, with git's reason and
+    /// what the remote said), notes or
     /// references that cannot be joined (a reference conflict is named, with how to keep one side),
     /// the remote unreachable, the evidence kept moving; 1 internal error.
     Push(AttestPushArgs),

@@ -460,7 +460,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let index = repo.lock_index()?;
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
-        Head::Unborn(name) => return Err(TickError::Unborn(name).into()),
+        Head::Unborn(name) => return Err(TickError::Unborn(name.to_string()).into()),
     };
     repo.check_notes_ref(NOTES_REF)?;
     ensure_enabled(repo, head)?;

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, one_line, one_line_path, shell_quoted, shown};
+use crate::model::shown::{in_line, one_line, one_line_path, shell_bytes_word, shell_quoted, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -159,7 +159,11 @@ fn unusable_hooks_path(value: &str) -> Option<&'static str> {
 pub fn hook_text(program: Option<&Path>) -> String {
     let find = match program {
         Some(program) => {
-            let quoted = shell_quoted(&program.to_string_lossy());
+            // The path exactly, whatever bytes it holds: a text with U+FFFD in place of a byte
+            // that is not UTF-8 would run another program, or none.
+            let quoted = program
+                .to_str()
+                .map_or_else(|| shell_bytes_word(program.as_os_str().as_encoded_bytes()), shell_quoted);
             format!(
                 "speccoder={quoted}\n\
                  [ -x \"$speccoder\" ] || speccoder=$(command -v speccoder) || {{\n\
@@ -352,6 +356,30 @@ mod tests {
         assert!(text.contains("speccoder='/opt/it'\\''s here/speccoder'\n"), "{text}");
         assert_eq!(text.lines().nth(1), Some(MARKER));
         assert!(text.ends_with("exec \"$speccoder\" attest carry --rewritten\n"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_hook_runs_its_program_at_a_path_that_is_not_utf8_exactly() {
+        use std::os::unix::ffi::OsStrExt as _;
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let ran = dir.path().join("ran");
+        let bin = dir.path().join(std::ffi::OsStr::from_bytes(b"bin-\xff\xfe"));
+        std::fs::create_dir(&bin).unwrap();
+        let program = bin.join("speccoder");
+        std::fs::write(&program, format!("#!/bin/sh\necho \"$@\" > '{}'\n", ran.display())).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let hook = dir.path().join(HOOK);
+        std::fs::write(&hook, hook_text(Some(&program))).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg(&hook)
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read_to_string(&ran).unwrap(), "attest carry --rewritten\n");
     }
 
     #[cfg(unix)]

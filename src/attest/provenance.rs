@@ -13,6 +13,7 @@ use crate::model::bundle::{NOTES_REF, NoteTooLarge};
 use crate::model::clean::{self, LeakAt};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::Evidence;
+use crate::model::shown::json_field;
 use crate::spec::{Format, TaskFacts};
 
 /// The evidence fields a task-verification predicate carries as recorded, under the same name.
@@ -248,8 +249,10 @@ impl fmt::Display for LargestPart {
         };
         let what = match pointer.as_str() {
             "" | "/predicate" => format!("the {line} statement as a whole"),
-            "/predicate/task/title" => format!("the task's title ({pointer} in the {line} statement)"),
-            _ => format!("{pointer} in the {line} statement"),
+            "/predicate/task/title" => {
+                format!("the task's title (the {} field of the {line} statement)", json_field(pointer))
+            }
+            _ => format!("the {} field of the {line} statement", json_field(pointer)),
         };
         match origin {
             Origin::Speccoder => write!(

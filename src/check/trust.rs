@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Class, ExitClass};
 use crate::git::{Head, ObjectId, Repo};
-use crate::model::shown::shell_word;
+use crate::model::shown::{bytes_shown, shell_word};
 use crate::sign::OwnKey;
 use crate::sign::ssh::allowed_signers::{self, AllowedSigners, AllowedSignersError};
 use crate::sign::ssh::revoked_keys::{RevokedKeys, RevokedKeysError};
@@ -271,6 +271,24 @@ pub enum TrustError {
         /// What the file is.
         file: GivenFile,
     },
+    /// A trust (or policy) file whose place in a work tree is not UTF-8: the checked tree is asked
+    /// by text, and a text with U+FFFD in place of a byte names another place, so whether the
+    /// tree provides the file cannot be told, and it is refused.
+    #[error(
+        "refusing {}{}: its place in the work tree, `{place}`, is not UTF-8 (each such byte shown as \\xNN), so speccoder cannot tell whether the tree being checked provides it, which would let whoever wrote the branch choose {}; {}",
+        .path.display(), .given_by.map(|by| format!(" (from {by})")).unwrap_or_default(),
+        .file.chooses(), .file.advice(place, true)
+    )]
+    PlaceNotUtf8 {
+        /// The file given.
+        path: PathBuf,
+        /// What named it, when known.
+        given_by: Option<&'static str>,
+        /// Its place below the work tree, each byte that is not UTF-8 escaped.
+        place: String,
+        /// What the file is.
+        file: GivenFile,
+    },
     /// A `--…-rev` flag names a revision inside the range being checked.
     #[error(
         "refusing {} {spec}: {rev} is part of the history being checked, or builds on it (a merge of the branch), so the branch wrote some of its files; name a revision outside it (for `attest verify --branch`, the base the branch builds on; where all HEAD reaches is judged (`held-out publish`), a trust branch of its own), or a file with {}",
@@ -365,6 +383,7 @@ impl ExitClass for TrustError {
     fn class(&self) -> Class {
         match self {
             TrustError::ProvidedByTree { .. }
+            | TrustError::PlaceNotUtf8 { .. }
             | TrustError::RevInRange { .. }
             | TrustError::RevSpec { .. }
             | TrustError::RevMissing { .. }
@@ -418,6 +437,9 @@ impl GivenPath {
                     in_submodule,
                     file,
                 }
+            }
+            TrustError::PlaceNotUtf8 { path, place, file, .. } => {
+                TrustError::PlaceNotUtf8 { path, given_by: Some(self.given_by), place, file }
             }
             e => e,
         })
@@ -583,16 +605,28 @@ pub fn refuse_in_tree(
     };
     for work_tree in repo.work_trees()? {
         let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
-        let in_tree = |place: &Path| {
-            let rel = place.strip_prefix(&root).ok()?.to_string_lossy().replace('\\', "/");
-            (!rel.is_empty() && !rel.starts_with(".git/")).then_some(rel)
+        // The place exactly: a text with U+FFFD in place of a byte would ask the tree of another.
+        let in_tree = |place: &Path| -> Option<Result<String, TrustError>> {
+            let rel = place.strip_prefix(&root).ok()?;
+            let Some(rel) = rel.to_str() else {
+                let place = bytes_shown(rel.as_os_str().as_encoded_bytes());
+                return Some(Err(TrustError::PlaceNotUtf8 {
+                    path: path.to_owned(),
+                    given_by: None,
+                    place,
+                    file,
+                }));
+            };
+            let rel = rel.replace('\\', "/");
+            (!rel.is_empty() && !rel.starts_with(".git/")).then_some(Ok(rel))
         };
-        if let Some(rel) = full.as_deref().and_then(in_tree)
+        if let Some(rel) = full.as_deref().and_then(in_tree).transpose()?
             && let Some(tree_path) = provided_at(&tree, rel, |rel| Ok(tree.file(rel)?.is_some()))?
         {
             return Err(refused(tree_path));
         }
         for rel in links.iter().filter_map(|link| in_tree(link)) {
+            let rel = rel?;
             if let Some(tree_path) = provided_at(&tree, rel, |rel| Ok(tree.entry_kind(rel)?.is_some()))? {
                 return Err(refused(tree_path));
             }

@@ -19,6 +19,22 @@ where
     R: serde::Serialize + std::fmt::Display,
     E: std::fmt::Display + ExitClass,
 {
+    finish_with(command, json, result, code, |_| JsonFields::new())
+}
+
+/// [`finish`], a failure's JSON object carrying the failure's own `fields` beside `error` and
+/// `exit_code` (what the remote said, for a push it refused).
+pub(crate) fn finish_with<R, E>(
+    command: &str,
+    json: bool,
+    result: Result<R, E>,
+    code: impl Fn(&R) -> u8,
+    fields: impl Fn(&E) -> JsonFields,
+) -> u8
+where
+    R: serde::Serialize + std::fmt::Display,
+    E: std::fmt::Display + ExitClass,
+{
     match result {
         Ok(report) => {
             let exit_code = code(&report);
@@ -32,7 +48,7 @@ where
         Err(e) => {
             let exit_code = e.exit_code();
             if json {
-                print_json_error(&e.to_string(), exit_code);
+                print_json_error_with(&e.to_string(), exit_code, fields(&e));
             }
             failed(command, &e.to_string());
             exit_code
@@ -90,7 +106,18 @@ pub fn json_asked() -> bool {
 /// its message escaped as on stderr ([`ci_safe`]: whatever a name or a path it quotes holds, an
 /// ESC, U+202E, a line that reads as a workflow command, shown escaped).
 pub fn print_json_error(message: &str, exit_code: u8) {
-    let json = serde_json::json!({ "error": ci_safe(message), "exit_code": exit_code }).to_string();
+    print_json_error_with(message, exit_code, JsonFields::new());
+}
+
+/// The fields a failure's JSON object carries besides `error` and `exit_code`.
+pub(crate) type JsonFields = serde_json::Map<String, serde_json::Value>;
+
+/// [`print_json_error`], with the failure's own `fields` beside `error` and `exit_code`.
+fn print_json_error_with(message: &str, exit_code: u8, fields: JsonFields) {
+    let mut object = fields;
+    object.insert("error".to_owned(), ci_safe(message).into());
+    object.insert("exit_code".to_owned(), exit_code.into());
+    let json = serde_json::Value::Object(object).to_string();
     to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
@@ -114,20 +141,17 @@ pub fn usage_failed(said: &str) -> u8 {
     exit::USAGE
 }
 
-/// Writes clap's help or version (`shown`, an error of either kind) to stdout as clap renders it
-/// (styled on a terminal) and returns the exit code: 0, or as [`delivered`] says when stdout did
-/// not take it whole.
+/// Writes clap's help or version (`shown`, an error of either kind) to stdout as clap prints it
+/// and returns the exit code: 0, or as [`delivered`] says when stdout did not take it whole.
+/// Styled only where anstream's `AutoStream` styles (clap's own printing): on a terminal, unless
+/// `NO_COLOR` is set (to anything but empty), `CLICOLOR=0` or `TERM=dumb`; anywhere with
+/// `CLICOLOR_FORCE`.
 pub fn print_help(shown: &clap::Error) -> u8 {
-    use std::io::IsTerminal as _;
     let carried = match shown.kind() {
         clap::error::ErrorKind::DisplayVersion => Carried::Version,
         _ => Carried::Help,
     };
-    let mut out = std::io::stdout().lock();
-    let text = shown.render();
-    let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
-    wrote(out.write_all(text.as_bytes()));
-    drop(out);
+    wrote(shown.print());
     flushed(exit::OK, carried)
 }
 

@@ -13,7 +13,19 @@ pub fn push(args: &AttestPushArgs) -> u8 {
     let result = Repo::discover(".").map_err(SyncError::from).and_then(|repo| {
         sync::push(&repo, args.remote.as_deref(), args.dry_run, &fetch_trust(&args.openpgp_certs))
     });
-    super::output::finish("attest push", args.json, result, |_| speccoder_attest::exit::OK)
+    super::output::finish_with(
+        "attest push",
+        args.json,
+        result,
+        |_| speccoder_attest::exit::OK,
+        |e| match e {
+            // What the remote said when it refused the push, line by line (made inert already).
+            SyncError::Rejected { remote_said, .. } => {
+                super::output::JsonFields::from_iter([("remote_said".to_owned(), remote_said.clone().into())])
+            }
+            _ => super::output::JsonFields::new(),
+        },
+    )
 }
 
 pub fn fetch(args: &AttestFetchArgs) -> u8 {

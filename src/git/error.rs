@@ -291,6 +291,21 @@ pub enum GitError {
         reason: String,
     },
 
+    /// A reference whose name is not UTF-8 (git takes any bytes in one but a few): speccoder acts
+    /// on a reference only by its exact name, and a text with U+FFFD in place of each byte that is
+    /// not UTF-8 names another reference, so it refuses this one.
+    #[error(
+        "{what} {name} has a name that is not UTF-8 (each such byte shown as \\xNN), and speccoder acts on a reference only by its exact name, so it refuses it; nothing was changed: {remedy}"
+    )]
+    RefNameNotUtf8 {
+        /// What the reference is (`HEAD's branch`, `the reference`).
+        what: &'static str,
+        /// Its name, each byte that is not UTF-8 escaped ([`crate::model::shown::bytes_shown`]).
+        name: String,
+        /// What to do.
+        remedy: String,
+    },
+
     /// A compare-and-swap of a reference found another value than expected.
     #[error(
         "reference {name} moved meanwhile (expected {}, found {}): another process changed it; re-read the repository and try again",
@@ -695,6 +710,7 @@ impl ExitClass for GitError {
             | GitError::WrongKind { .. }
             | GitError::RefMoved { .. }
             | GitError::HeadMoved { .. }
+            | GitError::RefNameNotUtf8 { .. }
             | GitError::RefLocked { .. }
             | GitError::IndexLocked { .. }
             | GitError::FetchLocked { .. }

@@ -401,8 +401,9 @@ impl LockedIndex<'_> {
 
     /// The staged files that are a writer's temporary file beside a task list
     /// ([`worktree::is_temp_name`]): left in the work tree by a run that was stopped, then staged
-    /// with everything else (`git add -A`). A task commit must not hold them.
-    pub fn staged_leftovers(&self) -> Vec<String> {
+    /// with everything else (`git add -A`). A task commit must not hold them. Each path exactly,
+    /// for advice that removes it: one that is not UTF-8 too.
+    pub fn staged_leftovers(&self) -> Vec<BString> {
         self.index
             .entries()
             .iter()
@@ -411,7 +412,7 @@ impl LockedIndex<'_> {
                 let name = path.rsplit_str("/").next().unwrap_or(path);
                 name.to_str().is_ok_and(worktree::is_temp_name)
             })
-            .map(|path| path.to_str_lossy().into_owned())
+            .map(ToOwned::to_owned)
             .collect()
     }
 
@@ -674,8 +675,9 @@ mod tests {
             .unwrap()
             .tree_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())])
             .unwrap();
-        let commit =
-            repo.create_commit_on_branch(&name, head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n").unwrap();
+        let commit = repo
+            .create_commit_on_branch(name.text().unwrap(), head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n")
+            .unwrap();
         stage(&repo, "specs/001-x/tasks.md", &ticked).unwrap();
 
         assert_eq!(fx.rev("HEAD"), commit);

@@ -1,7 +1,7 @@
 //! References: reading them and moving them only by compare-and-swap.
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
+use gix::bstr::{BString, ByteSlice};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
@@ -12,7 +12,9 @@ use gix::lock::acquire::Fail;
 
 use super::error::{GitError, GixResultExt, NotesRefFault, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
+use super::ref_name::listed_name;
 use super::repo::{Head, Repo};
+use crate::model::shown::bytes_shown;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
 /// writer moved it first.
@@ -118,7 +120,18 @@ impl Repo {
 
     /// Every reference whose full name starts with `prefix`, with the object it points to, sorted
     /// by name. Symbolic references that point nowhere are left out.
+    ///
+    /// # Errors
+    /// [`GitError::RefNameNotUtf8`] for a name that is not UTF-8: each is named, and acted on, as
+    /// text. Or the references cannot be listed.
     pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let listed = self.targets_with_prefix(prefix)?;
+        let names = listed.into_iter().map(|(name, id)| Ok((listed_name(name.as_ref())?.to_owned(), id)));
+        names.collect()
+    }
+
+    /// [`Repo::refs_with_prefix`], each name exactly as git keeps it, whatever bytes it holds.
+    pub(crate) fn targets_with_prefix(&self, prefix: &str) -> Result<Vec<(BString, ObjectId)>, GitError> {
         let action = || format!("list references under {prefix}");
         let platform = self.inner.references().during(action)?;
         let listed = match listing_root(prefix) {
@@ -128,15 +141,16 @@ impl Repo {
         let mut out = Vec::new();
         for reference in listed.during(action)? {
             let mut reference = reference.during(action)?;
-            let name = reference.name().as_bstr().to_str_lossy().into_owned();
-            if !name.starts_with(prefix) {
+            let name = reference.name().as_bstr().to_owned();
+            if !name.starts_with(prefix.as_bytes()) {
                 continue;
             }
             match reference.follow_to_object() {
                 Ok(id) => out.push((name, id.detach())),
                 Err(err) if err.is_not_found() => {}
                 Err(source) => {
-                    return Err(GitError::Gix { action: format!("resolve reference {name}"), source });
+                    let action = format!("resolve reference {}", bytes_shown(&name));
+                    return Err(GitError::Gix { action, source });
                 }
             }
         }
@@ -340,10 +354,10 @@ impl Repo {
             Head::Branch { name, .. } | Head::Unborn(name) => Some(name),
             Head::Detached(_) => None,
         };
-        if found.as_deref() == Some(branch) {
+        if found.as_ref().is_some_and(|name| name.is(branch)) {
             return Ok(());
         }
-        Err(GitError::HeadMoved { expected: branch.to_owned(), found })
+        Err(GitError::HeadMoved { expected: branch.to_owned(), found: found.map(|name| name.to_string()) })
     }
 
     /// What the failure `source` of an edit of `name`, expected at `expected`, means: the

@@ -7,9 +7,10 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 use super::error::GitError;
+use super::ref_name::BranchName;
 use super::refs::full_name;
 use super::repo::Repo;
-use crate::model::shown::shell_word;
+use crate::model::shown::{bytes_shown, shell_word, shown};
 
 /// Which way a remote is used: git chooses the remote to push to by `branch.<name>.pushRemote`
 /// and `remote.pushDefault` first, and the one to fetch from by `branch.<name>.remote` alone.
@@ -72,12 +73,39 @@ pub struct PushOutput {
     pub refs: Vec<PushedRef>,
     /// What git printed on stderr.
     pub stderr: String,
+    /// What the remote said (git's `remote:` lines, [`remote_said`]): a hook's explanation of
+    /// a refusal.
+    pub remote_said: Vec<String>,
+}
+
+/// How many of the remote's lines a push keeps ([`remote_said`]), and how many characters of each.
+const REMOTE_SAID_LINES: usize = 20;
+const REMOTE_SAID_CHARS: usize = 200;
+
+/// The lines git printed as the remote's (`remote: …`), which the remote chose: each made inert
+/// (control, line-breaking and hidden characters escaped, a bidi control among them, as
+/// [`shown`] escapes them), cut at 200 characters, at most [`REMOTE_SAID_LINES`] of them, then a
+/// line saying how many more there were.
+#[must_use]
+fn remote_said(stderr: &str) -> Vec<String> {
+    let said = stderr.split(['\n', '\r']).filter_map(|line| line.strip_prefix("remote:"));
+    let said: Vec<&str> = said.map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end()).collect();
+    let said: Vec<&str> = said.into_iter().filter(|line| !line.is_empty()).collect();
+    let mut kept: Vec<String> =
+        said.iter().take(REMOTE_SAID_LINES).map(|line| shown(line, REMOTE_SAID_CHARS)).collect();
+    if let Some(more) = said.len().checked_sub(REMOTE_SAID_LINES).filter(|more| *more > 0) {
+        kept.push(format!("… ({more} more lines)"));
+    }
+    kept
 }
 
 impl Repo {
-    /// The names of the configured remotes, sorted.
+    /// The names of the configured remotes, sorted. A name that is not UTF-8 is left out: it is
+    /// run through git and built into reference names as text, and a text with U+FFFD in place
+    /// of its bytes names another remote; such a remote is one not configured.
     pub fn remote_names(&self) -> Vec<String> {
-        self.inner.remote_names().into_iter().map(|name| name.to_str_lossy().into_owned()).collect()
+        let names = self.inner.remote_names().into_iter();
+        names.filter_map(|name| name.to_str().ok().map(str::to_owned)).collect()
     }
 
     /// `name` when it is a configured remote, else [`GitError::UnknownRemote`]. Only configured
@@ -97,17 +125,30 @@ impl Repo {
 
     /// The remote the branch `branch` (full name) tracks (`branch.<name>.remote`), with the
     /// remote branch it merges (`branch.<name>.merge`); `None` without one.
-    pub fn branch_upstream(&self, branch: &str) -> Option<(String, Option<String>)> {
-        let full = full_name(branch).ok()?;
+    ///
+    /// # Errors
+    /// [`GitError::RefNameNotUtf8`] for a remote branch whose name is not UTF-8: it would be
+    /// pushed to by name.
+    pub fn branch_upstream(&self, branch: &str) -> Result<Option<(String, Option<String>)>, GitError> {
+        let Ok(full) = full_name(branch) else { return Ok(None) };
         let short = full.as_ref().shorten();
-        let remote = self.inner.branch_remote_name(short, gix::remote::Direction::Fetch)?;
-        let remote = remote.as_bstr().to_str().ok()?.to_owned();
+        let Some(remote) = self.inner.branch_remote_name(short, gix::remote::Direction::Fetch) else {
+            return Ok(None);
+        };
+        let Ok(remote) = remote.as_bstr().to_str().map(str::to_owned) else { return Ok(None) };
         let merge = self
             .inner
             .branch_remote_ref_name(full.as_ref(), gix::remote::Direction::Fetch)
             .and_then(Result::ok)
-            .map(|name| name.as_bstr().to_str_lossy().into_owned());
-        Some((remote, merge))
+            .map(|name| {
+                name.as_bstr().to_str().map(str::to_owned).map_err(|_| GitError::RefNameNotUtf8 {
+                    what: "HEAD's upstream branch (`branch.<name>.merge`)",
+                    name: bytes_shown(name.as_bstr()),
+                    remedy: "set the branch's upstream again (`git branch --set-upstream-to <remote>/<branch>`), then run the command again".to_owned(),
+                })
+            })
+            .transpose()?;
+        Ok(Some((remote, merge)))
     }
 
     /// `push.default` as git reads it (unset: `simple`, git's default), parsed by gix.
@@ -130,11 +171,15 @@ impl Repo {
     /// `branch.<name>.pushRemote`, else `remote.pushDefault`, else the branch's upstream remote;
     /// to fetch, the upstream remote (each only when it is a configured remote); else `origin`,
     /// else the only remote there is.
-    pub fn default_remote(&self, branch: Option<&str>, direction: Direction) -> Result<String, GitError> {
+    /// The branch is looked up by its exact name, whatever bytes it holds.
+    pub fn default_remote(
+        &self,
+        branch: Option<&BranchName>,
+        direction: Direction,
+    ) -> Result<String, GitError> {
         let names = self.remote_names();
         let configured = branch.and_then(|b| {
-            let full = full_name(b).ok()?;
-            let name = self.inner.branch_remote_name(full.as_ref().shorten(), direction)?;
+            let name = self.inner.branch_remote_name(b.as_ref().shorten(), direction)?;
             name.as_bstr().to_str().ok().map(str::to_owned)
         });
         if let Some(remote) = configured.filter(|remote| names.contains(remote)) {
@@ -215,7 +260,8 @@ impl Repo {
         if !out.status.success() && refs.is_empty() {
             return Err(GitError::GitCommand { action, status: out.status.code(), stderr: out.stderr });
         }
-        Ok(PushOutput { ok: out.status.success(), refs, stderr: out.stderr })
+        let remote_said = remote_said(&out.stderr);
+        Ok(PushOutput { ok: out.status.success(), refs, stderr: out.stderr, remote_said })
     }
 
     /// The promisor remote of a partial clone (`extensions.partialClone`, else the first remote
@@ -315,5 +361,23 @@ mod tests {
         assert_eq!(refs[3].reason.as_deref(), Some("fetch first"));
         assert_eq!(refs[3].summary, "[rejected]");
         assert_eq!(refs[2].dst, "refs/heads/a");
+    }
+
+    #[test]
+    fn the_remote_s_lines_are_kept_inert_and_bounded_in_count_and_length() {
+        let mut stderr = String::from("To /srv/r.git\nremote: main is protected\x1b[31m\u{202e}gnp.exe\r\n");
+        stderr.push_str(&format!("remote: {}\nremote: \n", "x".repeat(300)));
+        for i in 0..25 {
+            stderr.push_str(&format!("remote: line {i}\n"));
+        }
+        stderr.push_str(
+            " ! [remote rejected] main -> main (pre-receive hook declined)\nerror: failed to push\n",
+        );
+        let said = remote_said(&stderr);
+        assert_eq!(said[0], "main is protected\\u{1b}[31m\\u{202e}gnp.exe");
+        assert_eq!(said[1], format!("{}…", "x".repeat(200)));
+        assert_eq!(said[2], "line 0", "an empty line is dropped");
+        assert_eq!(said.len(), REMOTE_SAID_LINES + 1);
+        assert_eq!(said[REMOTE_SAID_LINES], "… (7 more lines)");
     }
 }

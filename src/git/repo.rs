@@ -13,6 +13,7 @@ use super::extensions::Access;
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
 use super::ownership::{self, CommandTrust};
+use super::ref_name::BranchName;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
@@ -45,15 +46,15 @@ impl RepoHandle {
 pub enum Head {
     /// HEAD is a symbolic reference to an existing branch.
     Branch {
-        /// The branch's full reference name (`refs/heads/main`).
-        name: String,
+        /// The branch's full reference name (`refs/heads/main`), exactly.
+        name: BranchName,
         /// The commit the branch points to.
         commit: ObjectId,
     },
     /// HEAD points directly at a commit.
     Detached(ObjectId),
-    /// HEAD names a branch that has no commit yet (full reference name).
-    Unborn(String),
+    /// HEAD names a branch that has no commit yet (full reference name, exactly).
+    Unborn(BranchName),
 }
 
 /// How many symbolic references HEAD's branch is followed through, as git follows them
@@ -323,22 +324,22 @@ impl Repo {
                     match next {
                         Ok(next) => reference = next,
                         Err(e) if e.is_not_found() => {
-                            let name = reference
-                                .target()
-                                .try_name()
-                                .map(|n| n.as_bstr().to_str_lossy().into_owned());
-                            return Ok(Head::Unborn(name.unwrap_or_default()));
+                            let name = reference.target().try_name().map_or_else(
+                                || reference.name().to_owned(),
+                                gix::refs::FullNameRef::to_owned,
+                            );
+                            return Ok(Head::Unborn(BranchName::new(name)));
                         }
                         Err(e) => return Err(e).during(|| "resolve HEAD's branch".into()),
                     }
                 }
-                let name = reference.name().as_bstr().to_str_lossy().into_owned();
+                let name = BranchName::new(reference.name().to_owned());
                 let commit =
                     reference.follow_to_object().during(|| format!("resolve HEAD's branch {name}"))?.detach();
                 Head::Branch { name, commit }
             }
             gix::head::Kind::Detached { target, .. } => Head::Detached(target),
-            gix::head::Kind::Unborn(name) => Head::Unborn(name.as_bstr().to_str_lossy().into_owned()),
+            gix::head::Kind::Unborn(name) => Head::Unborn(BranchName::new(name)),
         })
     }
 
@@ -412,7 +413,7 @@ impl Repo {
         let leading = spec.split([':', '^', '~', '@']).next().unwrap_or(spec);
         match (&e, self.head()) {
             (GitError::UnknownRevision { .. }, Ok(Head::Unborn(branch))) if leading == "HEAD" => {
-                GitError::UnbornHead { branch, spec: spec.to_owned() }
+                GitError::UnbornHead { branch: branch.to_string(), spec: spec.to_owned() }
             }
             _ => e,
         }
@@ -836,9 +837,9 @@ mod tests {
         fx.git(&["symbolic-ref", "HEAD", "refs/heads/link"]);
         let shown = format!("refs/heads/{}", fx.git(&["branch", "--show-current"]).trim());
         assert_eq!(shown, main, "git takes the end of the chain");
-        assert_eq!(fx.repo().head().unwrap(), super::Head::Branch { name: main, commit });
+        assert_eq!(fx.repo().head().unwrap(), super::Head::Branch { name: main.into(), commit });
         fx.git(&["symbolic-ref", "refs/heads/link", "refs/heads/unborn"]);
-        assert_eq!(fx.repo().head().unwrap(), super::Head::Unborn("refs/heads/unborn".to_owned()));
+        assert_eq!(fx.repo().head().unwrap(), super::Head::Unborn("refs/heads/unborn".into()));
     }
 
     #[test]

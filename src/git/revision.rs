@@ -108,7 +108,7 @@ impl Repo {
             Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
             Head::Unborn(_) => None,
         };
-        let refs = self.refs_with_prefix("refs/")?.into_iter().map(|(_, id)| id);
+        let refs = self.targets_with_prefix("refs/")?.into_iter().map(|(_, id)| id);
         let tips = head.into_iter().chain(refs).filter_map(|id| self.commit_it_leads_to(id).ok().flatten());
         Ok(tips.collect())
     }

@@ -395,6 +395,69 @@ fn ansi_c_quoted(text: &str) -> String {
     out
 }
 
+/// A JSON pointer into a document speccoder writes (`/predicate/task/title`, `/files/0/path`) as a
+/// message names the field it points at: its keys joined by `.`, an array's index in brackets,
+/// in backquotes and on one line (`` `predicate.task.title` ``, `` `files[0].path` ``). Said as
+/// the pointer, `/run` would read as the directory of that name.
+#[must_use]
+pub fn json_field(pointer: &str) -> String {
+    let mut field = String::new();
+    for step in pointer.split('/').skip(1) {
+        let step = step.replace("~1", "/").replace("~0", "~");
+        if !step.is_empty() && step.bytes().all(|b| b.is_ascii_digit()) {
+            field.push_str(&format!("[{step}]"));
+        } else {
+            if !field.is_empty() {
+                field.push('.');
+            }
+            field.push_str(&step);
+        }
+    }
+    format!("`{}`", one_line(&field))
+}
+
+/// A name git or the file system keeps as bytes (a reference, a path), which need not be UTF-8, as
+/// a message shows it: its text as [`one_line`] quotes it, and each byte that is no part of UTF-8
+/// as `\xNN`. Never a text with U+FFFD in place of such a byte, which is the name of another
+/// reference or file; and a reference name can hold no `\`, so an escaped one reads as no other.
+#[must_use]
+pub fn bytes_shown(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&one_line(chunk.valid()));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// `bytes` (a name git or the file system keeps, which need not be UTF-8) as one word for a POSIX
+/// shell that yields them exactly, for advice a person copies and for a script: a UTF-8 name as
+/// [`shell_word`] quotes it, any other as `"$(printf '...')"`, each byte that is not printable
+/// ASCII written in octal (`\377`), which every POSIX shell's `printf` reads back (`$'\xff'` is
+/// not POSIX before 2024: dash reads it as text). Command substitution drops trailing newlines, so
+/// a name that is not UTF-8 and ends in one is not given back whole; no reference name holds one.
+#[must_use]
+pub fn shell_bytes_word(bytes: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return shell_word(text);
+    }
+    let mut format = String::with_capacity(bytes.len() * 2);
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            // A format that starts with `-` would be read as an option.
+            b'-' if at == 0 => format.push_str("\\055"),
+            b'%' => format.push_str("%%"),
+            b'\\' => format.push_str("\\\\"),
+            b'\'' => format.push_str("'\\''"),
+            b' '..=b'~' => format.push(char::from(byte)),
+            _ => format.push_str(&format!("\\{byte:03o}")),
+        }
+    }
+    format!("\"$(printf '{format}')\"")
+}
+
 /// `texts` as the arguments of one shell command: each a [`shell_word`], separated by a space.
 #[must_use]
 pub fn shell_words<T: AsRef<str>>(texts: &[T]) -> String {
@@ -426,6 +489,31 @@ mod tests {
             shell_words(&["specs/a/tasks.md", "specs/a b/tasks.md"]),
             "specs/a/tasks.md 'specs/a b/tasks.md'"
         );
+    }
+
+    #[test]
+    fn a_json_pointer_is_named_as_the_field_it_points_at_never_as_a_path() {
+        assert_eq!(json_field("/run"), "`run`");
+        assert_eq!(json_field("/predicate/task/title"), "`predicate.task.title`");
+        assert_eq!(json_field("/files/0/path"), "`files[0].path`");
+        assert_eq!(json_field("/predicate/executor/env/0/value"), "`predicate.executor.env[0].value`");
+        assert_eq!(json_field("/a~1b/c~0d\n"), "`a/b.c~d\\n`", "unescaped, on one line");
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_shown_with_its_bytes_escaped_and_given_to_a_shell_exactly() {
+        assert_eq!(bytes_shown(b"refs/heads/br\xff\xfe"), "refs/heads/br\\xFF\\xFE");
+        assert_eq!(bytes_shown("a\u{202e}b\n".as_bytes()), "a\\u{202e}b\\n", "shown on one line");
+        assert_eq!(shell_bytes_word(b"refs/heads/main"), "refs/heads/main");
+        assert_eq!(shell_bytes_word(b"br\xff"), "\"$(printf 'br\\377')\"");
+        // sh (dash on Debian, which reads no `$'...'`) gives back each name's bytes exactly.
+        for bytes in
+            [&b"refs/heads/br\xff\xfe"[..], b"-n it's 100%\\\xc3(\x1b[2K $(id)`id`", b"\xe2\x80\xaeab\xff"]
+        {
+            let script = format!("printf %s {}", shell_bytes_word(bytes));
+            let out = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
+            assert_eq!(out.stdout, bytes, "{script}");
+        }
     }
 
     #[test]

@@ -157,7 +157,7 @@ pub fn notes_fetched(repo: &Repo, commits: &[ObjectId]) -> Result<(), VerifyErro
     };
     let names = repo.remote_names();
     let usable = repo
-        .default_remote(branch.as_deref(), Direction::Fetch)
+        .default_remote(branch.as_ref(), Direction::Fetch)
         .ok()
         .or_else(|| names.iter().find(|name| repo.require_remote(name).is_ok()).cloned());
     match (usable, names.into_iter().next()) {

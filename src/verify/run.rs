@@ -1067,12 +1067,9 @@ fn unborn_or(repo: &Repo, rev: &str, e: GitError) -> VerifyError {
     match (&e, repo.head()) {
         (GitError::UnbornHead { branch, .. }, _) => VerifyError::Unborn(branch.clone()),
         (GitError::UnknownRevision { .. }, Ok(Head::Unborn(name)))
-            if rev == "HEAD"
-                || rev == "@"
-                || rev == name
-                || name.strip_prefix("refs/heads/") == Some(rev) =>
+            if rev == "HEAD" || rev == "@" || name.is(rev) || name.is(&format!("refs/heads/{rev}")) =>
         {
-            VerifyError::Unborn(name)
+            VerifyError::Unborn(name.to_string())
         }
         _ => VerifyError::Git(e),
     }
@@ -1081,7 +1078,7 @@ fn unborn_or(repo: &Repo, rev: &str, e: GitError) -> VerifyError {
 fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
     match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
-        Head::Unborn(name) => Err(VerifyError::Unborn(name)),
+        Head::Unborn(name) => Err(VerifyError::Unborn(name.to_string())),
     }
 }
 

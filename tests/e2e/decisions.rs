@@ -674,7 +674,7 @@ fn a_decision_whose_note_would_be_too_large_names_the_task_s_title_in_tasks_md_a
         let out = p.signed(&[command, "001-bookmark-tags/T002", "--reason", "ok"]).expect(13);
         for said in [
             "more than a reader takes",
-            "is the task's title (/predicate/task/title in the task-verification statement), which comes from specs/001-bookmark-tags/tasks.md: make that smaller",
+            "is the task's title (the `predicate.task.title` field of the task-verification statement), which comes from specs/001-bookmark-tags/tasks.md: make that smaller",
         ] {
             assert!(out.stderr.contains(said), "{command}: {said:?} in {}", out.stderr);
         }

@@ -659,6 +659,8 @@ fn store_refuses_a_run_that_would_leak_as_attest_refuses_the_evidences_run_and_s
     for run in ["/home/alice/run", "run-/tmp/x", "ghp_0123456789abcdefghijABCDEFGHIJ012345"] {
         let out = p.run(&["held-out", "store", "001-bookmark-tags/T006", dir, "--run", run]).expect(13);
         assert!(out.stderr.contains("would leak") && out.stderr.contains("--run"), "{run}: {}", out.stderr);
+        // Named as the manifest's field: a pointer (`/run`) would read as the directory.
+        assert!(out.stderr.contains("in its `run` field, bytes "), "{run}: {}", out.stderr);
         assert!(!out.stderr.contains(run), "the message does not repeat the leak: {}", out.stderr);
         assert!(!p.root.join(".git/speccoder").exists(), "{run} was stored");
     }

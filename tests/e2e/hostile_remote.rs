@@ -1059,3 +1059,38 @@ fn damaged_notes_on_the_remote_are_its_to_repair_and_the_repair_the_fetch_advise
     bob.assert_evidenced(1);
     team.fsck(&[&bob]);
 }
+
+/// A remote's hook that refuses a push says why on git's `remote:` lines: `attest push` keeps them,
+/// in its message and in `--json` (`remote_said`), each made inert (an escape sequence and a bidi
+/// control shown escaped, never acted on), at most 20 of them, then how many more there were.
+#[test]
+fn a_hook_s_refusal_is_said_with_the_remote_s_own_lines_made_inert_and_bounded() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let hook = team.remote.join("hooks/pre-receive");
+    let script = "#!/bin/sh\n\
+        printf 'main is protected: open a pull request\\033[2J\\342\\200\\256exe.txt\\n' >&2\n\
+        i=0; while [ $i -lt 30 ]; do echo \"line $i\" >&2; i=$((i+1)); done\n\
+        exit 1\n";
+    std::fs::write(&hook, script).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ada.write("x.txt", "x\n");
+    ada.git(&["add", "x.txt"]);
+    ada.git(&["commit", "-q", "-m", "x"]);
+    let said = "main is protected: open a pull request\\u{1b}[2J\\u{202e}exe.txt";
+    let text = ada.speccoder(&["attest", "push"]).failure(14);
+    assert!(text.stderr.contains("(pre-receive hook declined); nothing was pushed\n"), "{text}");
+    assert!(text.stderr.contains(&format!("\n  remote: {said}\n")), "{text}");
+    assert!(!text.stderr.contains(['\u{1b}', '\u{202e}']), "{text}");
+    assert!(text.stderr.contains("  remote: line 18\n  remote: … (11 more lines)\n"), "{text}");
+    let json = ada.speccoder(&["attest", "push", "--json"]).failure(14);
+    let report: Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    let lines = report["remote_said"].as_array().unwrap();
+    assert_eq!(
+        (lines.len(), &lines[0], &lines[20]),
+        (21, &json!(said), &json!("… (11 more lines)")),
+        "{report:#}"
+    );
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", "main"]), ada.git(&["rev-parse", "origin/main"]));
+}

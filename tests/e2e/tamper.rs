@@ -966,6 +966,33 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     assert!(!r.stderr.contains("--allowed-signers-rev"), "{r}");
 }
 
+/// A trust file at a place in the work tree whose name is not UTF-8 is refused: the checked tree
+/// is asked by text, and a text with U+FFFD in place of each such byte names another place, so
+/// the file the branch commits there would pass for the caller's own.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_at_a_place_that_is_not_utf8_is_refused_whatever_the_tree_holds() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = setup();
+    let dir = std::ffi::OsStr::from_bytes(b"keys-\xff\xfe");
+    std::fs::create_dir(c.p.root.join(dir)).unwrap();
+    std::fs::copy(&c.allowed, c.p.root.join(dir).join("allowed")).unwrap();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "bring my own trust"]);
+    let given = std::path::Path::new(dir).join("allowed");
+    let args = [
+        std::ffi::OsStr::new("attest"),
+        "verify".as_ref(),
+        "--branch".as_ref(),
+        "--all".as_ref(),
+        "--allowed-signers".as_ref(),
+        given.as_os_str(),
+    ];
+    let r = c.p.speccoder(&args).failure(13);
+    assert!(r.stderr.contains("refusing") && r.stderr.contains("keys-\\xFF\\xFE/allowed"), "{r}");
+    assert!(r.stderr.contains("is not UTF-8") && r.stderr.contains("pass a file from outside"), "{r}");
+}
+
 /// A trust file in a submodule of the checked tree is the branch's choice too, and the advice
 /// offers no `--allowed-signers-rev` copy: no revision of this repository holds the submodule's
 /// files.

@@ -475,6 +475,44 @@ fn a_rebase_onto_a_moved_main_is_carried_and_verifies_again() {
     team.fsck(&[&ada, &ci]);
 }
 
+/// `attest push` and `attest` on a branch whose name is not UTF-8 refuse it before anything is sent
+/// or written, naming it escaped and how to rename it: its lossy text (U+FFFD for each byte) names
+/// another branch, here one that exists at another commit, which would go in its place.
+#[cfg(unix)]
+#[test]
+fn a_branch_whose_name_is_not_utf8_is_refused_by_push_and_attest_and_never_taken_for_another() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["branch", "br\u{fffd}\u{fffd}"]);
+    let mut checkout = common::git_command(&ada.dir, &team.home, &["checkout", "-q", "-b"]);
+    checkout.arg(OsStr::from_bytes(b"br\xff\xfe"));
+    common::run(checkout).success();
+    ada.write("mine.txt", "mine\n");
+    ada.git(&["add", "-A"]);
+    ada.git(&["commit", "-q", "-m", "mine"]);
+    let before = ada.refs();
+    let said = ["refs/heads/br\\xFF\\xFE", "not UTF-8", "`git branch -m <new-name>`", "nothing was changed"];
+    let pushed = ada.speccoder(&["attest", "push"]).failure(14);
+    for part in said {
+        assert!(pushed.stderr.contains(part), "push says {part:?}\n{pushed}");
+    }
+    let remote_branches = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)", "refs/heads/"]);
+    assert_eq!(remote_branches, "refs/heads/main\n", "nothing was pushed");
+    let evidence = common::write_evidence(&team.tmp.path().join("ev"), &task("T001"), Evidence::Verified);
+    let ticked = ada.speccoder(&[
+        OsStr::new("attest"),
+        task("T001").as_ref(),
+        "--evidence".as_ref(),
+        evidence.as_os_str(),
+    ]);
+    let ticked = ticked.failure(14);
+    for part in said {
+        assert!(ticked.stderr.contains(part), "attest says {part:?}\n{ticked}");
+    }
+    assert_eq!(ada.refs(), before, "nothing was written");
+}
+
 /// `ada` ticks T001 on a new branch `feature-a`, main moves, and she rebases onto it: the tick's
 /// commit before the rebase and after.
 fn tick_rebased_onto_a_moved_main(team: &Team, ada: &Clone<'_>) -> (String, String) {

@@ -50,7 +50,7 @@ pub(super) enum SetProblem {
 pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
-        Head::Unborn(name) => Err(HeldOutError::Unborn(name)),
+        Head::Unborn(name) => Err(HeldOutError::Unborn(name.to_string())),
     }
 }
 

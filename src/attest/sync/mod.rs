@@ -176,12 +176,19 @@ pub enum SyncError {
     )]
     PushDefaultNothing,
     /// The remote refused references for a reason a merge does not fix (a hook declined them).
-    #[error("{remote} refused {}; nothing was pushed", .refs.join(", "))]
+    #[error(
+        "{remote} refused {}; nothing was pushed{}",
+        .refs.join(", "),
+        .remote_said.iter().map(|line| format!("\n  remote: {line}")).collect::<String>()
+    )]
     Rejected {
         /// The remote.
         remote: String,
         /// Each refused reference with git's reason.
         refs: Vec<String>,
+        /// What the remote said (git's `remote:` lines: a hook's explanation), made inert and
+        /// bounded ([`crate::git::PushOutput::remote_said`]).
+        remote_said: Vec<String>,
     },
     /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
     #[error(
@@ -361,7 +368,7 @@ fn remote_for(repo: &Repo, remote: Option<&str>, direction: Direction) -> Result
     };
     Ok(match remote {
         Some(name) => repo.require_remote(name)?,
-        None => repo.default_remote(branch.as_deref(), direction)?,
+        None => repo.default_remote(branch.as_ref(), direction)?,
     })
 }
 

@@ -100,7 +100,8 @@ pub fn push(
     trust: &TrustFiles,
 ) -> Result<PushReport, SyncError> {
     let branch = match repo.head()? {
-        Head::Branch { name, .. } => name,
+        // Pushed by its name as text: one that is not UTF-8 is refused before anything is sent.
+        Head::Branch { name, .. } => name.text()?.to_owned(),
         Head::Detached(id) => return Err(SyncError::NotOnBranch(format!("detached at {id}"))),
         Head::Unborn(name) => return Err(SyncError::NotOnBranch(format!("{name} has no commits yet"))),
     };
@@ -261,7 +262,7 @@ fn refuse_unless_evidence_moved(
     if refs.is_empty() {
         refs.push(format!("the push ({})", out.stderr));
     }
-    Err(SyncError::Rejected { remote: remote.to_owned(), refs })
+    Err(SyncError::Rejected { remote: remote.to_owned(), refs, remote_said: out.remote_said.clone() })
 }
 
 /// Where the branch `branch` (full name) goes on `remote`, as `git push` without a refspec
@@ -270,7 +271,7 @@ fn refuse_unless_evidence_moved(
 /// or to its upstream branch on that remote (`upstream`, which refuses a branch without one).
 /// Without an upstream, `simple` pushes to the same name.
 fn push_destination(repo: &Repo, branch: &str, remote: &str) -> Result<String, SyncError> {
-    let upstream = match repo.branch_upstream(branch) {
+    let upstream = match repo.branch_upstream(branch)? {
         Some((upstream_remote, Some(merge))) if upstream_remote == remote => Some(merge),
         _ => None,
     };

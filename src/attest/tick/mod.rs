@@ -34,7 +34,7 @@ use crate::git::{
     AsRead, FileToStage, GitError, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
 };
 use crate::model::bundle::NOTES_REF;
-use crate::model::shown::{shell_word, shell_words};
+use crate::model::shown::{shell_bytes_word, shell_word, shell_words};
 use crate::spec::{self, TaskFacts};
 
 /// A writer that holds the index and knows the branch it will move.
@@ -90,7 +90,8 @@ pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, TickError> {
     let (branch, head) = branch_head(repo)?;
     let leftovers = index.staged_leftovers();
     if !leftovers.is_empty() {
-        return Err(TickError::LeftoverStaged { paths: shell_words(&leftovers) });
+        let words: Vec<String> = leftovers.iter().map(|path| shell_bytes_word(path)).collect();
+        return Err(TickError::LeftoverStaged { paths: words.join(" ") });
     }
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
@@ -297,9 +298,10 @@ pub(crate) fn write_task_commit(
 /// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.
 pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), TickError> {
     match repo.head()? {
-        Head::Branch { name, commit } => Ok((name, commit)),
+        // The branch is written and named as text: one whose name is not UTF-8 is refused.
+        Head::Branch { name, commit } => Ok((name.text()?.to_owned(), commit)),
         Head::Detached(id) => Err(TickError::Detached(id.to_string())),
-        Head::Unborn(name) => Err(TickError::Unborn(name)),
+        Head::Unborn(name) => Err(TickError::Unborn(name.to_string())),
     }
 }
 

@@ -89,6 +89,8 @@ use assignment::name_says_secret;
 use rule::Rule;
 use view::View;
 
+use crate::model::shown::json_field;
+
 pub use randomness::random_enough;
 
 /// What kind of secret or local detail a string holds.
@@ -183,15 +185,28 @@ impl Encoding {
     }
 }
 
-/// A leak inside a JSON document: where (a JSON pointer) and what.
+/// A leak inside a JSON document: where (a JSON pointer) and what. Said after the document
+/// (`the held-out manifest would leak …`) as what it is and the field it is in (`an absolute local
+/// path in its `run` field, bytes 3..9`): the pointer itself would read as a path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{} at {pointer} (bytes {}..{})", .leak.what, Encoding::named(.leak.encoding), .leak.start, .leak.end)]
+#[error("{}{} {}, bytes {}..{}", .leak.what, Encoding::named(.leak.encoding), where_in(pointer), .leak.start, .leak.end)]
 pub struct LeakAt {
     /// The JSON pointer of the string (`/predicate/task/title`); a key is named by the pointer of
     /// its object followed by ` (key)` (`/predicate/context (key)`).
     pub pointer: String,
     /// The leak.
     pub leak: Leak,
+}
+
+/// Where in its document the string at `pointer` ([`LeakAt::pointer`]) is, for a message that names
+/// the document before it.
+fn where_in(pointer: &str) -> String {
+    match pointer.strip_suffix(" (key)") {
+        Some("") => "in one of its top-level keys".to_owned(),
+        Some(object) => format!("in a key of its {} field", json_field(object)),
+        None if pointer.is_empty() => "in its text".to_owned(),
+        None => format!("in its {} field", json_field(pointer)),
+    }
 }
 
 /// The fewest characters a value must have to count as a generated secret. Shorter random

@@ -73,7 +73,7 @@ pub fn init(
         Some(rev) => repo.rev_parse_peeled(rev)?,
         None => match repo.head()? {
             Head::Branch { commit, .. } | Head::Detached(commit) => commit,
-            Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
+            Head::Unborn(name) => return Err(VerifyError::Unborn(name.to_string())),
         },
     };
     let noted: HashSet<ObjectId> =

@@ -128,7 +128,7 @@ pub fn check(
 ) -> Result<CheckReport, VerifyError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
-        Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
+        Head::Unborn(name) => return Err(VerifyError::Unborn(name.to_string())),
     };
     let tree = repo.tree(repo.commit_tree(head)?);
     // The units verify checks, and each ticked box as its branch check plans it.

@@ -39,7 +39,7 @@ fn a_secret_in_an_evidence_field_stops_attest_naming_statement_pointer_field_and
             |v| v["decisions"] = json!([{ "call": "kept the cache", "note": "API_SECRET=0f8fad5bd9cb469fa16570867728950e0f8fad5b" }]),
             [
                 "the task-verification statement would leak a secret assigned to a name that says so",
-                "/predicate/decisions/0/note",
+                "in its `predicate.decisions[0].note` field",
                 "`decisions[0].note` in the evidence file ",
             ],
         ),
@@ -51,7 +51,7 @@ fn a_secret_in_an_evidence_field_stops_attest_naming_statement_pointer_field_and
             },
             [
                 "the test-result/green statement would leak an absolute local path",
-                "/predicate/passedTests/1",
+                "in its `predicate.passedTests[1]` field",
                 "`phases[2].passed[1]` in the evidence file ",
             ],
         ),
@@ -63,7 +63,7 @@ fn a_secret_in_an_evidence_field_stops_attest_naming_statement_pointer_field_and
             },
             [
                 "would leak a password hash",
-                "/predicate/trace/2/scenario",
+                "in its `predicate.trace[2].scenario` field",
                 "`acceptance[0].scenario` in the evidence file ",
             ],
         ),
@@ -72,7 +72,7 @@ fn a_secret_in_an_evidence_field_stops_attest_naming_statement_pointer_field_and
             |v| v["run"] = json!("run-7 token=0f8fad5bd9cb469fa16570867728950e0f8fad5b"),
             [
                 "the commit message would leak a secret assigned to a name that says so",
-                "/Run",
+                "in its `Run` field",
                 "`run` in the evidence file ",
             ],
         ),
@@ -104,9 +104,10 @@ fn a_secret_in_the_task_title_stops_attest_naming_the_task_list() {
     s.project.git(&["commit", "-qam", "a title that holds a key"]);
     let before = untouched(&s);
     let out = s.project.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
-    for text in
-        ["the commit message would leak an AWS access key id at /title", &format!("it comes from {tasks}")]
-    {
+    for text in [
+        "the commit message would leak an AWS access key id in its `title` field",
+        &format!("it comes from {tasks}"),
+    ] {
         assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
     }
     assert!(!out.stderr.contains("AKIA0F8F"), "{out}");
@@ -129,7 +130,9 @@ fn a_secret_in_a_unit_s_name_stops_accept_naming_the_target_never_as_our_own() {
     let key = s.key.private.to_str().unwrap();
     let out =
         s.project.speccoder(&["accept", &format!("{unit}/T001"), "--reason", "ok", "--key", key]).failure(13);
-    for text in ["would leak a GitHub token at /Spec-Task", "the <unit>/<task> given on the command line"] {
+    for text in
+        ["would leak a GitHub token in its `Spec-Task` field", "the <unit>/<task> given on the command line"]
+    {
         assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
     }
     assert!(!out.stderr.contains("please report") && !out.stderr.contains("A1b2C3"), "{out}");
@@ -143,7 +146,9 @@ fn a_secret_in_the_reason_stops_accept_naming_the_option() {
     let key = s.key.private.to_str().unwrap();
     let reason = "checked by hand with xoxb-0f8fad5bd9cb-469fa1657086";
     let out = s.project.speccoder(&["accept", T005, "--reason", reason, "--key", key]).failure(13);
-    for text in ["the commit message would leak a Slack token at /Reason", "the command line's --reason"] {
+    for text in
+        ["the commit message would leak a Slack token in its `Reason` field", "the command line's --reason"]
+    {
         assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
     }
     assert!(!out.stderr.contains("xoxb-0f8f"), "{out}");
@@ -157,11 +162,11 @@ fn an_encoded_secret_in_the_reason_stops_accept_naming_its_encoding_and_never_th
     for (reason, said) in [
         (
             format!("checked with the deploy key {key}"),
-            "would leak private key material, base64-encoded, at /Reason",
+            "would leak private key material, base64-encoded, in its `Reason` field",
         ),
         (
             "retried with token%3Dghp_0F8fad5bd9cb469fa16570867728950e0F8f".to_owned(),
-            "would leak a GitHub token, percent-encoded, at /Reason",
+            "would leak a GitHub token, percent-encoded, in its `Reason` field",
         ),
     ] {
         let s = Setup::speckit(Evidence::Verified);
@@ -246,7 +251,7 @@ fn a_secret_in_an_env_pair_a_netrc_line_a_hex_dump_or_fullwidth_letters_is_withh
     let before = untouched(&s);
     let out = s.project.attest(T005, &evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
     for text in [
-        "would leak a secret assigned to a name that says so at /predicate/executor/env/0/value",
+        "would leak a secret assigned to a name that says so in its `predicate.executor.env[0].value` field",
         "`executor.env[0].value` in the evidence file ",
     ] {
         assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
@@ -334,7 +339,7 @@ fn a_token_broken_up_by_a_joiner_a_selector_or_a_filler_stops_attest_and_accept(
         let before = untouched(&s);
         let out = s.project.attest(T005, &evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
         assert!(
-            out.stderr.contains("would leak a GitHub token at /predicate/executor/agent"),
+            out.stderr.contains("would leak a GitHub token in its `predicate.executor.agent` field"),
             "{hidden:?}\n{out}"
         );
         assert!(!out.stderr.contains("sMehGAkWvj"), "{out}");
@@ -344,7 +349,7 @@ fn a_token_broken_up_by_a_joiner_a_selector_or_a_filler_stops_attest_and_accept(
     let key = s.key.private.to_str().unwrap();
     let reason = format!("rotated {}", token_broken_by('\u{200d}'));
     let out = s.project.speccoder(&["accept", T005, "--reason", &reason, "--key", key]).failure(13);
-    assert!(out.stderr.contains("would leak a GitHub token at /Reason"), "{out}");
+    assert!(out.stderr.contains("would leak a GitHub token in its `Reason` field"), "{out}");
     assert!(!out.stdout.contains("sMehGAkWvj") && !out.stderr.contains("sMehGAkWvj"), "{out}");
 }
 

@@ -361,6 +361,37 @@ fn help_and_the_version_that_cannot_be_written_to_stdout_fail_and_say_so() {
     }
 }
 
+/// `--help` on a terminal is styled as clap styles it, and plain where the person turned colour off:
+/// `NO_COLOR` set to anything but empty, or `TERM=dumb` (anstream's rules, which clap prints by).
+#[cfg(unix)]
+#[test]
+fn help_on_a_terminal_is_styled_unless_no_color_or_a_dumb_terminal_turns_it_off() {
+    let on_path = |program: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(program).is_file())
+    };
+    if !on_path("script") {
+        eprintln!("SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run");
+        return;
+    }
+    let p = common::Project::speckit();
+    let shown = |env: &[(&str, &str)]| {
+        let command = format!("'{}' --help", common::speccoder_bin().display());
+        let args = ["-qec", command.as_str(), "/dev/null"];
+        let mut on_terminal = common::binary_command(std::path::Path::new("script"), &p.root, &p.home, &args);
+        on_terminal.env_remove("NO_COLOR").env("TERM", "xterm");
+        on_terminal.envs(env.iter().copied());
+        common::run(on_terminal).success().stdout
+    };
+    let styled = |text: &str| text.contains("\u{1b}[");
+    assert!(styled(&shown(&[])), "styled on a terminal");
+    assert!(styled(&shown(&[("NO_COLOR", "")])), "an empty NO_COLOR turns nothing off");
+    for off in [[("NO_COLOR", "1")], [("TERM", "dumb")]] {
+        let help = shown(&off);
+        assert!(!styled(&help) && help.contains("Usage:"), "{off:?}: {help:?}");
+    }
+}
+
 /// Each subcommand's help opens with the description written on it (its arguments are defined
 /// lazily, and an argument struct's own description must not take that place).
 #[test]

@@ -301,17 +301,17 @@ fn a_leaking_value_anywhere_else_in_the_evidence_stops_the_command_before_anythi
         (
             "executor-path",
             |v| v["executor"]["agent"] = json!("/home/ada/.local/bin/agent"),
-            &["task-verification statement would leak", "/predicate/executor/agent", "nothing was written"],
+            &["task-verification statement would leak", "`predicate.executor.agent`", "nothing was written"],
         ),
         (
             "test-token",
             |v| v["phases"][2]["passed"] = json!(["tags::adds", "ghp_0123456789abcdefghijABCDEFGHIJ012345"]),
-            &["test-result/green statement would leak", "/predicate/passedTests/1"],
+            &["test-result/green statement would leak", "`predicate.passedTests[1]`"],
         ),
         (
             "acceptance-url",
             |v| v["acceptance"][0]["test"] = json!("https://ada:hunter2@ci.example.com/tags"),
-            &["would leak", "a URL with a user name and password", "/predicate/trace/"],
+            &["would leak", "a URL with a user name and password", "`predicate.trace["],
         ),
         ("run-id", |v| v["run"] = json!("run-7 /tmp/ada-run"), &["would leak", "commit message"]),
     ];
@@ -340,7 +340,11 @@ fn a_note_too_large_for_a_reader_names_the_evidence_field_that_makes_it_so_and_n
         T005,
         &evidence,
         13,
-        &["more than a reader takes", "is /predicate/passedTests in the test-result/green statement", &file],
+        &[
+            "more than a reader takes",
+            "is the `predicate.passedTests` field of the test-result/green statement",
+            &file,
+        ],
     );
 }
 
