@@ -4,19 +4,24 @@
 //! holds here. A note of ours that passes this clone's own check (every line read, and signed by
 //! a signer this clone's trust accepts, or covered by a trusted summary) must still pass it
 //! after the join; otherwise, as for any other conflict, nothing moves.
+//!
+//! Two notes that hold different statements are told by what made them so, where that can be
+//! told: a note that is several notes joined line by line ([`JoinedNote`]), on either side, or two
+//! carries of the same evidence to the same commit, one in each clone.
 
 use gix::ObjectId;
 use time::OffsetDateTime;
 
 use crate::attest::commit_object_sha256;
 use crate::attest::remote_signatures::RemoteSignatures;
-use crate::check::line::{copied_from_another_commit, read_lines};
+use crate::check::line::{Body, JoinedNote, ReadLine, copied_from_another_commit, joined_note, read_lines};
 use crate::check::outcome::Finding;
 use crate::check::signatures;
 use crate::check::trust::SignatureTrust;
 use crate::git::{GitError, Joined, Repo};
+use crate::model::bundle::NOTES_REF;
 use crate::model::bundle::{self, MAX_NOTE_BYTES, MergeConflict};
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, shell_word};
 
 /// Why the two notes of one commit are not joined.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +36,26 @@ pub enum NoteConflict {
         side: &'static str,
         /// Its size, from the object's header.
         size: u64,
+    },
+    /// A note is several notes joined line by line: the statements it repeats, or that are about
+    /// another commit, are what the two notes differ by.
+    #[error("{side} note is {}", .joined.described(*.annotated))]
+    Joined {
+        /// `our` or `their`.
+        side: &'static str,
+        /// The commit annotated.
+        annotated: ObjectId,
+        /// What the join is.
+        joined: Box<JoinedNote>,
+    },
+    /// Both notes re-issue the evidence of one commit for this one, at different times.
+    #[error(
+        "both notes carry the evidence of {} to this commit: `speccoder attest carry` ran here and in another clone, at different times, so the same evidence was re-issued twice (nothing was attested twice)",
+        .from
+    )]
+    CarriedTwice {
+        /// The commit the evidence was carried from, as both notes name it (quoted).
+        from: Quoted,
     },
     /// The joined note would fail this clone's check, which ours passes.
     #[error("the note holds here, and joined with theirs it would not ({0})")]
@@ -80,13 +105,12 @@ impl<'r> NoteJoiner<'r> {
         let joined = match bundle::merge(&ours_bytes, &theirs_bytes, &check) {
             Ok(joined) => joined,
             Err(conflict) => {
+                let tell = || told(annotated, &ours_bytes, &theirs_bytes, conflict.clone());
                 return match copy_replaced(annotated, &ours_bytes, &theirs_bytes) {
                     // Theirs takes the place of a copy only when it holds here, as ours did.
-                    Some(Joined::Theirs) if self.holds(annotated, &theirs_bytes).is_err() => {
-                        Err(conflict.into())
-                    }
+                    Some(Joined::Theirs) if self.holds(annotated, &theirs_bytes).is_err() => Err(tell()),
                     Some(joined) => Ok(joined),
-                    None => Err(conflict.into()),
+                    None => Err(tell()),
                 };
             }
         };
@@ -141,6 +165,75 @@ fn copy_replaced(annotated: ObjectId, ours: &[u8], theirs: &[u8]) -> Option<Join
         (false, true) => Some(Joined::Ours),
         (true, false) => Some(Joined::Theirs),
         _ => None,
+    }
+}
+
+/// The rule's `conflict` about the notes of `annotated`, told by what made the two notes hold
+/// different statements where that can be told: our note, or theirs, several notes joined line by
+/// line ([`NoteConflict::Joined`]), or both carries of the evidence of one commit
+/// ([`NoteConflict::CarriedTwice`]).
+fn told(annotated: ObjectId, ours: &[u8], theirs: &[u8], conflict: MergeConflict) -> NoteConflict {
+    if !matches!(conflict, MergeConflict::Statements { .. }) {
+        return conflict.into();
+    }
+    let (ours, theirs) = (read_lines(ours, &mut Vec::new()), read_lines(theirs, &mut Vec::new()));
+    for (side, lines) in [("our", &ours), ("their", &theirs)] {
+        if let Some(joined) = joined_note(lines, annotated) {
+            return NoteConflict::Joined { side, annotated, joined: Box::new(joined) };
+        }
+    }
+    match (carried_from(&ours), carried_from(&theirs)) {
+        (Some(a), Some(b)) if a == b => NoteConflict::CarriedTwice { from: Quoted::from(a) },
+        _ => conflict.into(),
+    }
+}
+
+/// The commit the one task-verification line of `lines` was carried from, when it was carried.
+fn carried_from(lines: &[ReadLine]) -> Option<&str> {
+    let mut carried = lines.iter().filter_map(|l| match &l.body {
+        Body::TaskVerification(p) => Some(p.carried.as_ref().map(|c| c.from.as_str())),
+        _ => None,
+    });
+    match (carried.next(), carried.next()) {
+        (Some(from), None) => from,
+        _ => None,
+    }
+}
+
+impl NoteConflict {
+    /// How to settle this conflict about the note of `annotated` with `remote`, when it is told by
+    /// its cause ([`NoteConflict::Joined`], [`NoteConflict::CarriedTwice`]), as commands that work
+    /// as given; a remote's note is repaired through `repair_ref`, a copy of the remote's notes
+    /// pushed back as a fast-forward. `None` for a conflict the rule alone tells.
+    #[must_use]
+    pub fn advice(&self, annotated: ObjectId, remote: &str, repair_ref: &str) -> Option<String> {
+        let remote_w = shell_word(remote);
+        match self {
+            NoteConflict::Joined { side: "our", joined, .. } => {
+                Some(match joined.keep_command(NOTES_REF, annotated) {
+                    Some(keep) => format!("keep this commit's own note here: `{keep}`"),
+                    None => format!(
+                        "none of it is this commit's own note: remove it here (`git notes --ref={NOTES_REF} remove {annotated}`)"
+                    ),
+                })
+            }
+            NoteConflict::Joined { joined, .. } => {
+                let (how, command) = match joined.keep_command(repair_ref, annotated) {
+                    Some(keep) => ("keeping this commit's own note", keep),
+                    None => (
+                        "removing it (none of it is this commit's own note)",
+                        format!("git notes --ref={repair_ref} remove {annotated}"),
+                    ),
+                };
+                Some(format!(
+                    "every fetch brings {remote}'s notes back as they are, so repair it there, {how}: `git fetch {remote_w} +{NOTES_REF}:{repair_ref}`, `{command}`, then `git push {remote_w} {repair_ref}:{NOTES_REF}` (a fast-forward of theirs)"
+                ))
+            }
+            NoteConflict::CarriedTwice { .. } => Some(format!(
+                "keep one: drop yours with `git notes --ref={NOTES_REF} remove {annotated}` (the next fetch takes theirs), or keep yours and ask whoever carried theirs to remove it on {remote}"
+            )),
+            _ => None,
+        }
     }
 }
 

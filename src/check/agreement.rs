@@ -13,7 +13,7 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::check::line::{Body, ReadLine, is_unread_task_verification, read_lines};
+use crate::check::line::{Body, ReadLine, is_unread_task_verification, joined_note, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::{ConfigFileError, config_file};
 use crate::check::trailers::{held_out_trailer, last_trailer};
@@ -314,6 +314,10 @@ impl<'r> Rules<'r> {
         let lines = read_lines(note, findings);
         if lines.is_empty() && findings.len() == before {
             findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
+        }
+        // Said first: the findings of its lines follow from it.
+        if let Some(joined) = joined_note(&lines, commit.id) {
+            findings.insert(before, joined.finding(commit.id));
         }
         let commit_sha256 = self
             .repo

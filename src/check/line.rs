@@ -97,6 +97,182 @@ pub fn copied_from_another_commit(lines: &[ReadLine], annotated: ObjectId) -> bo
         && lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
 }
 
+/// A note that is several notes of ours joined line by line: what `git notes merge -s union` or
+/// `-s cat_sort_uniq` makes of two notes of one commit, and what a rebase makes of the notes it
+/// copies onto a squash or fixup (`notes.rewriteRef`, under git's default
+/// `notes.rewriteMode=concatenate`).
+///
+/// The rule ([`joined_note`]): a note of ours holds one task-verification line and at most one
+/// summary; a note holding more than one of either, every line of which is about a task at a
+/// commit that one of its task-verification lines is about, is such a join. Each note joined is
+/// consistent on its own; the join is not, and no rule of agreement says why. So the verifier
+/// and `attest carry` say what it is, and which of its lines keep the annotated commit's own note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinedNote {
+    /// How many notes were joined: the larger count of its task-verification and summary lines.
+    pub notes: usize,
+    /// Each commit the lines are about (its `gitCommit` as written), in note order, with the
+    /// numbers of its lines.
+    pub commits: Vec<(String, Vec<usize>)>,
+    /// The lines that are the annotated commit's own note: one copy of each of its statements (of
+    /// several copies, the one with the most signatures, the first of equals). Empty when no line
+    /// is about the annotated commit.
+    pub keep: Vec<usize>,
+    /// Whether a statement is listed more than once: the same statements, signed differently,
+    /// side by side (a line-based merge of two signings of one note).
+    pub repeated: bool,
+}
+
+/// The note `lines` (of the commit `annotated`) when it is several notes of ours joined line by
+/// line ([`JoinedNote`]); `None` otherwise.
+#[must_use]
+pub fn joined_note(lines: &[ReadLine], annotated: ObjectId) -> Option<JoinedNote> {
+    let tvs: Vec<&ReadLine> = lines.iter().filter(|l| matches!(l.body, Body::TaskVerification(_))).collect();
+    let summaries = lines.iter().filter(|l| matches!(l.body, Body::Summary(_))).count();
+    let notes = tvs.len().max(summaries);
+    if notes < 2 {
+        return None;
+    }
+    let subjects: Vec<(&str, &str)> = tvs.iter().filter_map(|l| about(l)).collect();
+    if !lines.iter().all(|l| about(l).is_some_and(|a| subjects.contains(&a))) {
+        return None;
+    }
+    let mut commits: Vec<(String, Vec<usize>)> = Vec::new();
+    for line in lines {
+        let commit = about(line).map_or("", |(_, c)| c);
+        match commits.iter_mut().find(|(c, _)| c == commit) {
+            Some((_, numbers)) => numbers.push(line.number),
+            None => commits.push((commit.to_owned(), vec![line.number])),
+        }
+    }
+    let hex = annotated.to_string();
+    let own: Vec<&ReadLine> = lines.iter().filter(|l| about(l).is_some_and(|(_, c)| c == hex)).collect();
+    let mut keep: Vec<&ReadLine> = Vec::new();
+    let mut repeated = false;
+    for line in &own {
+        match keep.iter_mut().find(|k| k.payload_sha256 == line.payload_sha256) {
+            Some(kept) => {
+                repeated = true;
+                if line.envelope.signatures.len() > kept.envelope.signatures.len() {
+                    *kept = line;
+                }
+            }
+            None => keep.push(line),
+        }
+    }
+    let mut keep: Vec<usize> = keep.iter().map(|l| l.number).collect();
+    keep.sort_unstable();
+    let repeated = repeated || has_repeats(lines);
+    Some(JoinedNote { notes, commits, keep, repeated })
+}
+
+/// The task and commit a line is about: its one subject's name and `gitCommit`.
+fn about(line: &ReadLine) -> Option<(&str, &str)> {
+    match line.subject.as_slice() {
+        [s] => Some((s.name.as_str(), s.git_commit()?)),
+        _ => None,
+    }
+}
+
+/// Whether a statement (its payload) is listed more than once in `lines`.
+fn has_repeats(lines: &[ReadLine]) -> bool {
+    lines.iter().enumerate().any(|(i, l)| lines[..i].iter().any(|e| e.payload_sha256 == l.payload_sha256))
+}
+
+/// Where in the documentation a note git joined line by line is described.
+pub const JOINED_NOTES_DOC: &str = "docs/team.md, \"Notes git joined line by line\"";
+
+impl JoinedNote {
+    /// What the join is, for a message about the note of `annotated`: how many notes, which lines
+    /// are about which commit, whether statements repeat, and how git makes such a note.
+    #[must_use]
+    pub fn described(&self, annotated: ObjectId) -> String {
+        let hex = annotated.to_string();
+        let parts: Vec<String> = self
+            .commits
+            .iter()
+            .map(|(commit, numbers)| {
+                let which = if *commit == hex {
+                    "this commit".to_owned()
+                } else {
+                    crate::model::shown::shown(commit, 64)
+                };
+                format!("{} about {which}", numbered(numbers))
+            })
+            .collect();
+        let repeated = if self.repeated { ", a statement listed more than once" } else { "" };
+        format!(
+            "{} notes joined line by line ({}{repeated}): git joins notes so in `git notes merge -s union` or `-s cat_sort_uniq`, and when a rebase copies notes onto a squash or fixup (notes.rewriteRef set, notes.rewriteMode=concatenate, git's default); see {JOINED_NOTES_DOC}",
+            self.notes,
+            parts.join(", ")
+        )
+    }
+
+    /// The command that rewrites the note of `annotated` in `notes_ref` to its own lines
+    /// ([`Self::keep`]), or `None` when no line is its own.
+    #[must_use]
+    pub fn keep_command(&self, notes_ref: &str, annotated: ObjectId) -> Option<String> {
+        if self.keep.is_empty() {
+            return None;
+        }
+        let script: Vec<String> = ranges(&self.keep)
+            .into_iter()
+            .map(|(a, b)| if a == b { format!("{a}p") } else { format!("{a},{b}p") })
+            .collect();
+        Some(format!(
+            "git notes --ref={notes_ref} show {annotated} | sed -n '{}' | git notes --ref={notes_ref} add -f -F - {annotated}",
+            script.join(";")
+        ))
+    }
+
+    /// The finding of the verifier (and the reason of `attest carry`) about the joined note of
+    /// `annotated`: what it is, and how to keep the commit's own note, or, without one, to give it
+    /// one again.
+    #[must_use]
+    pub fn finding(&self, annotated: ObjectId) -> Finding {
+        Finding::new(CommitOutcome::Malformed, JOINED_NOTES, format!("the note is {}", self.said(annotated)))
+    }
+
+    /// What the joined note of `annotated` is and what to do, to follow "the note … is".
+    #[must_use]
+    pub fn said(&self, annotated: ObjectId) -> String {
+        let notes_ref = bundle::NOTES_REF;
+        let remedy = match self.keep_command(notes_ref, annotated) {
+            Some(command) => format!(
+                "keep this commit's own note (one copy of each of its statements, the one signed most): `{command}`"
+            ),
+            None => format!(
+                "none of them is this commit's own note: remove it (`git notes --ref={notes_ref} remove {annotated}`), then run `speccoder attest carry` to re-issue the evidence of the commit it was rewritten from, or attest the task again"
+            ),
+        };
+        format!("{}; {remedy}", self.described(annotated))
+    }
+}
+
+/// The finding code of a note that is several notes joined line by line ([`JoinedNote`]).
+pub const JOINED_NOTES: &str = "joined_notes";
+
+/// `numbers` (ascending) as runs of consecutive numbers.
+fn ranges(numbers: &[usize]) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    runs
+}
+
+/// Line numbers for a person: `line 3`, `lines 1-5`, `lines 1, 3, 5`.
+fn numbered(numbers: &[usize]) -> String {
+    let runs: Vec<String> = ranges(numbers)
+        .into_iter()
+        .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect();
+    if numbers.len() == 1 { format!("line {}", runs[0]) } else { format!("lines {}", runs.join(", ")) }
+}
+
 /// The task the note `blob` on `annotated` is evidence for (its task-verification line's
 /// `<unit>/<task>`; a skip's excepted), when `annotated` is no longer in the repository: a
 /// rewrite left it behind and git removed it since, while the note stayed. `None` while the
@@ -240,4 +416,120 @@ pub const BAD_PREDICATE: &str = "bad_predicate";
 #[must_use]
 pub fn is_unread_task_verification(f: &Finding) -> bool {
     f.code == BAD_PREDICATE && f.message.starts_with(&format!("the {} predicate ", predicate::TYPE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dsse::Signature;
+    use serde_json::{Value, json};
+
+    const OWN: &str = "1111111111111111111111111111111111111111";
+    const OLD: &str = "2222222222222222222222222222222222222222";
+
+    /// Line `number` of a note: a statement of `kind` (`tv`, `summary`, `green`) about `u/T1` at
+    /// `commit`, signed (with a signature nothing checks here) or not.
+    fn line(number: usize, commit: &str, kind: &str, signed: bool) -> ReadLine {
+        let (predicate_type, predicate): (&str, Value) = match kind {
+            "tv" => (
+                predicate::TYPE,
+                serde_json::from_str(include_str!("../../fixtures/seed/tick.json")).unwrap(),
+            ),
+            "summary" => (
+                summary::TYPE,
+                json!({"verifier": {"id": "v"}, "timeVerified": "t", "resourceUri": "git:c",
+                       "policy": {"uri": "u", "digest": {"sha256": "ef"}}, "inputAttestations": [],
+                       "verificationResult": "PASSED", "verifiedLevels": []}),
+            ),
+            _ => (
+                test_result::TYPE,
+                json!({"result": "PASSED", "configuration": [{"name": "speccoder:phase/green", "digest": {"sha256": "aa"}}]}),
+            ),
+        };
+        let statement = json!({"_type": STATEMENT_TYPE, "subject": [{"name": "u/T1", "digest": {"gitCommit": commit}}],
+                               "predicateType": predicate_type, "predicate": predicate});
+        let mut envelope = Envelope::unsigned(serde_json::to_vec(&statement).unwrap());
+        if signed {
+            envelope.signatures.push(Signature { keyid: "k".into(), sig: b"s".to_vec() });
+        }
+        read_line(number, &envelope.to_line()).unwrap()
+    }
+
+    fn own() -> ObjectId {
+        OWN.parse().unwrap()
+    }
+
+    #[test]
+    fn a_note_of_one_task_verification_and_one_summary_is_no_join_nor_is_one_about_a_commit_none_names() {
+        let one = [line(1, OWN, "green", true), line(2, OWN, "tv", true), line(3, OWN, "summary", true)];
+        assert_eq!(joined_note(&one, own()), None);
+        let stray = [
+            line(1, OWN, "tv", true),
+            line(2, OLD, "tv", true),
+            line(3, "3".repeat(40).as_str(), "green", true),
+        ];
+        assert_eq!(joined_note(&stray, own()), None, "a line about a commit no task verification is about");
+    }
+
+    #[test]
+    fn a_note_concatenated_with_a_copy_of_another_commit_s_keeps_its_own_lines() {
+        // As `git notes merge -s union` joins them: ours, a blank line, then the copy.
+        let lines = [
+            line(1, OWN, "green", true),
+            line(2, OWN, "tv", true),
+            line(3, OWN, "summary", true),
+            line(5, OLD, "green", true),
+            line(6, OLD, "tv", true),
+            line(7, OLD, "summary", true),
+        ];
+        let joined = joined_note(&lines, own()).unwrap();
+        assert_eq!(joined.notes, 2);
+        assert_eq!(joined.commits, vec![(OWN.to_owned(), vec![1, 2, 3]), (OLD.to_owned(), vec![5, 6, 7])]);
+        assert_eq!((joined.keep.as_slice(), joined.repeated), (&[1, 2, 3][..], false));
+        let said = joined.finding(own()).message;
+        assert!(
+            said.starts_with(
+                "the note is 2 notes joined line by line (lines 1-3 about this commit, lines 5-7 about 2222"
+            ),
+            "{said}"
+        );
+        let command = format!(
+            "git notes --ref={} show {OWN} | sed -n '1,3p' | git notes --ref={} add -f -F - {OWN}",
+            bundle::NOTES_REF,
+            bundle::NOTES_REF
+        );
+        assert!(said.ends_with(&format!("`{command}`")), "{said}");
+    }
+
+    #[test]
+    fn a_note_and_its_signed_copy_sorted_together_keep_the_copy_signed_most() {
+        // As `git notes merge -s cat_sort_uniq` leaves them: each line of both, sorted.
+        let lines = [
+            line(1, OWN, "green", false),
+            line(2, OWN, "green", true),
+            line(3, OWN, "summary", true),
+            line(4, OWN, "summary", false),
+            line(5, OWN, "tv", false),
+            line(6, OWN, "tv", true),
+        ];
+        let joined = joined_note(&lines, own()).unwrap();
+        assert_eq!((joined.notes, joined.repeated, joined.keep.as_slice()), (2, true, &[2, 3, 6][..]));
+        let command = joined.keep_command("refs/notes/x", own()).unwrap();
+        assert!(command.contains("sed -n '2,3p;6p'"), "{command}");
+        assert!(
+            joined
+                .described(own())
+                .contains("(lines 1-6 about this commit, a statement listed more than once)")
+        );
+    }
+
+    #[test]
+    fn a_join_of_other_commits_notes_alone_says_to_remove_it_and_carry() {
+        let lines = [line(1, OLD, "tv", true), line(2, "4".repeat(40).as_str(), "tv", true)];
+        let joined = joined_note(&lines, own()).unwrap();
+        assert!(joined.keep.is_empty() && joined.keep_command(bundle::NOTES_REF, own()).is_none());
+        let said = joined.finding(own()).message;
+        assert!(said.contains(&format!("`git notes --ref={} remove {OWN}`", bundle::NOTES_REF)), "{said}");
+        assert!(said.contains("speccoder attest carry"), "{said}");
+    }
 }

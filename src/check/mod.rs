@@ -13,10 +13,13 @@
 //! [`signatures`] (whether a line's signatures, and a note's, hold under that trust),
 //! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is) and [`held_out`]
 //! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`),
-//! and [`completeness`] (what a clone must hold, or fetch, before a task commit is checked).
+//! and [`completeness`] (what a clone must hold, or fetch, before a task commit is checked), and
+//! [`carriable`] (what keeps evidence from being carried to a rewritten commit, for `attest carry`
+//! and the verifier's advice alike).
 
 pub mod agreement;
 pub mod bug;
+pub mod carriable;
 pub mod completeness;
 pub mod decision;
 pub mod held_out;

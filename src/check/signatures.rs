@@ -635,9 +635,28 @@ fn check_sigstore(
                 E::UntrustedSigner(_) => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
                 E::Expired(_) => (CommitOutcome::UntrustedSigner, "expired_certificate"),
                 E::Unsupported(_) => (CommitOutcome::ToolMissing, "unsupported_sigstore_bundle"),
+                E::PlainMessage(_) => {
+                    return Finding::new(
+                        CommitOutcome::ToolMissing,
+                        "unsupported_sigstore_bundle",
+                        published_keyless(&e),
+                    );
+                }
             };
             Finding::new(outcome, code, e.to_string())
         })
+}
+
+/// The `unsupported_sigstore_bundle` message of a keyless line whose bundle signs a plain message
+/// (`e`): the published speccoder's keyless form, which signs a line's PAE with `cosign sign-blob
+/// --bundle`. This verifier checks a keyless line only as a DSSE bundle bound to the task commit
+/// object's sha256, so it says what can be done instead; `attest sign` would not help, since a line
+/// keeps its one bundle, which stays unchecked.
+#[cfg(feature = "sigstore")]
+fn published_keyless(e: &crate::sign::sigstore::SigstoreVerifyError) -> String {
+    format!(
+        "{e}: the published speccoder's keyless form (`cosign sign-blob --bundle` over the line's PAE), which this verifier cannot check; check this evidence with the published speccoder that wrote it, or give the task evidence this verifier checks (attest it again)"
+    )
 }
 
 /// Without the `sigstore` feature a keyless line cannot be checked: `tool_missing`, never a pass.
@@ -757,22 +776,57 @@ mod tests {
         }
     }
 
+    /// The Sigstore conformance suite beside the repository.
+    #[cfg(feature = "sigstore")]
+    fn conformance() -> std::path::PathBuf {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/sigstore-conformance")
+    }
+
+    /// Keyless trust in `identity` of `issuer` under the suite's production root.
+    #[cfg(feature = "sigstore")]
+    fn keyless_trust(identity: &str, issuer: &str) -> Trust {
+        use crate::sign::sigstore::{SigstoreTrust, SigstoreTrustSource, TrustedRoot};
+        let path = conformance().join("production-trusted_root.json");
+        let root =
+            TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root: {e}"));
+        Trust {
+            sigstore: Some(SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity, issuer))),
+            ..Trust::default()
+        }
+    }
+
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn a_keyless_line_the_published_speccoder_signed_as_a_plain_message_is_tool_missing_in_either_layout() {
+        let identity = "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main";
+        let trust = keyless_trust(identity, "https://token.actions.githubusercontent.com");
+        let path = conformance().join("bundle-verify/happy-path-v0.3/bundle.sigstore.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let v03: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(v03.get("messageSignature").is_some(), "a valid v0.3 bundle of a message signature");
+        let older = serde_json::json!({"base64Signature": "AA==", "cert": "AA==", "rekorBundle": {"SignedEntryTimestamp": "AA==", "Payload": {}}});
+        for bundle in [v03, older] {
+            let mut env = keyless_line();
+            env.sigstore = crate::model::dsse::RawJson::from_value(&bundle).ok();
+            match check(&env, &trust, OffsetDateTime::now_utc(), &"0".repeat(64)) {
+                LineSignature::Failed(f) => {
+                    assert_eq!(
+                        (f.outcome, f.code),
+                        (CommitOutcome::ToolMissing, "unsupported_sigstore_bundle"),
+                        "{f:?}"
+                    );
+                    assert!(f.message.contains("the published speccoder's keyless form"), "{}", f.message);
+                    assert!(f.message.contains("plain message"), "{}", f.message);
+                }
+                other => panic!("{bundle}: {other:?}"),
+            }
+        }
+    }
+
     #[cfg(feature = "sigstore")]
     #[test]
     fn a_keyless_line_whose_bundle_does_not_read_is_a_malformed_sigstore_bundle() {
-        use crate::sign::sigstore::{SigstoreTrust, SigstoreTrustSource, TrustedRoot};
-        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/sigstore-conformance/production-trusted_root.json");
-        let root =
-            TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root: {e}"));
-        let trust = Trust {
-            sigstore: Some(SigstoreTrustSource::given(SigstoreTrust::keyless(
-                root,
-                "a@example.com",
-                "https://i",
-            ))),
-            ..Trust::default()
-        };
+        let trust = keyless_trust("a@example.com", "https://i");
         match check(&keyless_line(), &trust, OffsetDateTime::now_utc(), "") {
             LineSignature::Failed(f) => {
                 assert_eq!(

@@ -12,6 +12,7 @@ use crate::git::Commit;
 use crate::git::trailers::sanitize_value;
 use crate::model::dialect::Dialect;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::shown::shown;
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome, TestResult};
 use crate::model::trailer_keys::{ACCEPTED_BY, REASON, REGRESSION_ONLY, RUN, SKIPPED_BY};
@@ -287,14 +288,25 @@ fn trailer_agrees(t: &TestResult, trailer: Option<&str>, dialect: Dialect) -> (b
                 t.result.as_str()
             ),
         ),
-        (passed, total) => {
-            let expected = format!(
-                "passed={}/{} manifest=sha256:{digest}",
-                passed.unwrap_or_default(),
-                total.unwrap_or_default()
-            );
-            (trailer == Some(expected.as_str()), expected)
-        }
+        (passed, total) => match t.held_out_counts() {
+            Some((passed, total)) => {
+                let expected = format!("passed={passed}/{total} manifest=sha256:{digest}");
+                (trailer == Some(expected.as_str()), expected)
+            }
+            // Counts that are no whole numbers back no trailer: said as they were found.
+            None => {
+                let found = |v: Option<String>| v.map_or_else(|| "absent".to_owned(), |v| shown(&v, 40));
+                (
+                    false,
+                    format!(
+                        "no held-out count this verifier reads: the signed held_out line is {} with passed {} and total {} (each must be a whole number), manifest sha256:{digest}",
+                        t.result.as_str(),
+                        found(passed),
+                        found(total)
+                    ),
+                )
+            }
+        },
     }
 }
 
@@ -531,5 +543,24 @@ mod tests {
             !trailer_agrees(&failed, Some(&format!("passed=1/1 manifest=sha256:{d}")), Dialect::Published).0
         );
         assert!(!trailer_agrees(&t, None, Dialect::Published).0);
+    }
+
+    #[test]
+    fn held_out_counts_that_are_no_whole_numbers_are_said_as_found_never_as_a_trailer() {
+        let d = "d".repeat(64);
+        for (annotations, said) in [
+            (json!({ "passed": "3", "total": "3" }), "passed \"3\" and total \"3\""),
+            (json!({ "passed": 3 }), "passed 3 and total absent"),
+            (json!({ "passed": -1, "total": 2.5 }), "passed -1 and total 2.5"),
+        ] {
+            let t = held_out("PASSED", &d, Some(annotations));
+            for dialect in [Dialect::Ours, Dialect::Published] {
+                let (agrees, expected) =
+                    trailer_agrees(&t, Some(&format!("passed=3/3 manifest=sha256:{d}")), dialect);
+                assert!(!agrees, "{expected}");
+                assert!(expected.starts_with("no held-out count this verifier reads"), "{expected}");
+                assert!(expected.contains(said) && !expected.contains("passed=3/"), "{expected}");
+            }
+        }
     }
 }

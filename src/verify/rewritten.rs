@@ -1,13 +1,16 @@
 //! Evidence a rewrite left behind: a task commit rebased, amended or cherry-picked has a new id
 //! and no note, while its evidence stays on the old commit, which the branch no longer holds.
 //! Such a task is told to run `speccoder attest carry`, not to fetch evidence that is already
-//! here.
+//! here, unless carry would refuse that evidence for a reason no trust changes: then it is told
+//! why, and to attest the task again.
 
 use std::cell::OnceCell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
+use crate::check::carriable;
 use crate::check::line::task_of_gone_commit;
 use crate::check::trailers::{is_skip_record, task_trailers};
 use crate::git::Repo;
@@ -33,7 +36,7 @@ impl<'a> LostEvidence<'a> {
 
     /// The commit outside the checked history whose note carries evidence for `target`.
     pub fn commit_of(&self, target: &str) -> Option<ObjectId> {
-        self.left().unreachable.get(target).map(|(old, _)| *old)
+        self.left().unreachable.get(target).map(|left| left.commit)
     }
 
     /// The commit whose note carries evidence for `target`, when that commit is no longer in the
@@ -47,7 +50,9 @@ impl<'a> LostEvidence<'a> {
     }
 
     /// A task commit without a note whose task has evidence left behind was rewritten: its
-    /// `note_missing` finding says to carry the evidence over, not to fetch it.
+    /// `note_missing` finding says to carry the evidence over, not to fetch it; or, when carry
+    /// would refuse that evidence whatever the trust ([`carriable::refusal`]), why, and how to
+    /// attest the task again.
     pub fn hint_carry(&self, report: &mut CommitReport) {
         if !lacks_note(report) {
             return;
@@ -55,12 +60,21 @@ impl<'a> LostEvidence<'a> {
         let Some(target) = report.target.clone() else {
             return;
         };
-        let message = if let Some((old, was)) = self.left().unreachable.get(&target) {
-            match (was, &report.verdict) {
+        let message = if let Some(left) = self.left().unreachable.get(&target) {
+            let old = &left.commit;
+            match (&left.verdict, &report.verdict) {
                 (Some(was), Some(now)) if was != now => reworded_message(old, &target, was, now),
-                _ => format!(
-                    "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
-                ),
+                _ => match self.not_carried(left, report, &target) {
+                    Some(found) => format!(
+                        "the task commit has no note, and {old}, which this branch no longer holds, carries evidence for {target}, which `speccoder attest carry` cannot re-issue for it ({}): {}; {}",
+                        found.code,
+                        found.why,
+                        carriable::attest_again(&target, report.verdict.as_deref())
+                    ),
+                    None => format!(
+                        "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
+                    ),
+                },
             }
         } else if let Some(old) = self.gone_commit_of(&target) {
             gone_message(&old, &target)
@@ -70,6 +84,19 @@ impl<'a> LostEvidence<'a> {
         for finding in report.findings.iter_mut().filter(|f| f.code == NOTE_MISSING) {
             finding.message.clone_from(&message);
         }
+    }
+
+    /// What keeps the evidence `left` behind for `target` from being carried to the task commit of
+    /// `report`, as `attest carry` would refuse it ([`carriable::refusal`]).
+    fn not_carried(
+        &self,
+        left: &LeftNote,
+        report: &CommitReport,
+        target: &str,
+    ) -> Option<carriable::NotCarried> {
+        let new = self.repo.commit(report.commit.parse().ok()?).ok()?;
+        let old = self.repo.commit(left.commit).ok()?;
+        carriable::refusal(self.repo, &old, left.blob, &new, target)
     }
 }
 
@@ -104,10 +131,22 @@ fn reworded_message(old: &ObjectId, target: &str, was: &str, now: &str) -> Strin
 /// Evidence on commits outside the checked history, by task.
 #[derive(Default)]
 struct Left {
-    /// `<unit>/<task>` -> the unreachable commit whose note names it, and its `Verdict:`.
-    unreachable: HashMap<String, (ObjectId, Option<String>)>,
+    /// `<unit>/<task>` -> the unreachable commit whose note names it.
+    unreachable: HashMap<String, LeftNote>,
     /// `<unit>/<task>` -> the commit, no longer in the repository, whose note names it.
     gone: HashMap<String, ObjectId>,
+}
+
+/// A note on a commit outside the checked history.
+struct LeftNote {
+    /// The commit.
+    commit: ObjectId,
+    /// Its `Verdict:`.
+    verdict: Option<String>,
+    /// The note's blob.
+    blob: ObjectId,
+    /// The commit's committer time and id, by which the newest is kept.
+    newest: (i64, ObjectId),
 }
 
 /// Tasks named by notes on commits outside `reachable`, and by notes on commits gone.
@@ -127,7 +166,18 @@ fn left_behind(repo: &Repo, reachable: &HashSet<ObjectId>) -> Left {
             && !is_skip_record(&commit.message, commit.parents.len())
             && let (Some(target), verdict) = task_trailers(&commit.message)
         {
-            out.unreachable.entry(target).or_insert((annotated, verdict));
+            // The newest, as `attest carry` looks at the newest first.
+            let newest = (commit.committer.seconds, annotated);
+            let left = LeftNote { commit: annotated, verdict, blob, newest };
+            match out.unreachable.entry(target) {
+                Entry::Occupied(mut kept) if kept.get().newest < newest => {
+                    kept.insert(left);
+                }
+                Entry::Occupied(_) => {}
+                Entry::Vacant(slot) => {
+                    slot.insert(left);
+                }
+            }
         }
     }
     out

@@ -15,6 +15,7 @@ mod export;
 mod held_out;
 mod help;
 mod hostile_remote;
+mod joined_notes;
 mod opening;
 mod policy;
 mod published_policy;

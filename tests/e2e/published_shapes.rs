@@ -446,6 +446,14 @@ fn evidence_that_holds_only_in_the_published_speccoders_shapes_is_refused_by_car
     assert_eq!(verify(&s).0, 0);
     let root = crate::published_policy::move_main_beside_root(&s.p);
     s.p.git(&["rebase", "-q", "--onto", "moved", &root, "main"]);
+    // Before the carry, the verifier says which it refuses, and why, instead of advising it.
+    let (_, report) = verify(&s);
+    let said = |task| finding(tick(&report, task), "note_missing")["message"].as_str().unwrap().to_owned();
+    let refused = said(T005);
+    assert!(refused.contains("cannot re-issue for it (published_shapes)"), "{refused}");
+    assert!(refused.contains("collection.files[0]") && refused.contains("to attest it again"), "{refused}");
+    assert!(!refused.contains("run `speccoder attest carry`"), "{refused}");
+    assert!(said(T006).contains("run `speccoder attest carry`"), "{}", said(T006));
     let (code, report) = crate::published_policy::carry(&s.p, &s.allowed);
     assert_ne!(code, 0, "{report:#}");
     let refused = report["refused"].as_array().unwrap();

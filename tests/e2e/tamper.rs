@@ -3372,7 +3372,8 @@ fn a_git_commit_in_upper_case_hex_is_said_to_be_no_lowercase_id_not_a_rewritten_
 
 /// Carry reads the requirements the task's text cites at both commits, as the drift check does,
 /// never the trace: evidence whose trace leaves a row out is not carried across a rewording of
-/// that requirement.
+/// that requirement. Its reason says the requirement changed, and the verifier, before any carry,
+/// says the same of the new commit instead of advising a carry that would be refused.
 #[test]
 fn carry_refuses_a_rewording_of_a_cited_requirement_the_trace_leaves_out() {
     let c = setup();
@@ -3397,8 +3398,41 @@ fn carry_refuses_a_rewording_of_a_cited_requirement_the_trace_leaves_out() {
     c.p.git(&["commit", "-q", "-am", "FR-002 now says UPPERCASE"]);
     c.p.git(&["cherry-pick", &old]);
     let new = c.p.rev("HEAD");
+    let (_, report) = verify(&c, &[]);
+    let missing = message_of(&report, "note_missing");
+    assert!(missing.contains("(requirement_differs): requirement FR-002 changed"), "{missing}");
+    assert!(
+        missing.contains("to attest it again") && !missing.contains("run `speccoder attest carry`"),
+        "{missing}"
+    );
     let (code, report) = carry(&c, &old, &new);
     assert_eq!(code, 26, "{report:#}");
     assert_eq!(report["refused"][0]["code"], "requirement_differs", "{report:#}");
-    assert!(report["refused"][0]["reason"].as_str().unwrap().contains("FR-002"), "{report:#}");
+    let reason = report["refused"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(&format!("requirement FR-002 changed since the evidence was given: at {new}")),
+        "{reason}"
+    );
+    assert!(missing.contains(reason), "verify says what carry says: {missing}");
+}
+
+/// A cherry-pick onto a parent whose judge configuration differs: carry refuses it
+/// (`policy_differs`), and the verifier says so of the new commit instead of advising the carry.
+#[test]
+fn a_task_commit_picked_onto_another_judge_configuration_is_told_to_attest_again_not_to_carry() {
+    let c = setup();
+    let old = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "judged-otherwise", "HEAD~1"]);
+    c.p.write("speccoder.toml", "[checks.test]\nargv = [\"cargo\", \"test\", \"-q\"]\n");
+    c.p.git(&["add", "speccoder.toml"]);
+    c.p.git(&["commit", "-q", "-m", "another judge configuration"]);
+    c.p.git(&["cherry-pick", &old]);
+    let new = c.p.rev("HEAD");
+    let (_, report) = verify(&c, &[]);
+    let missing = message_of(&report, "note_missing");
+    assert!(missing.contains("(policy_differs): the judge configuration (speccoder.toml)"), "{missing}");
+    assert!(!missing.contains("run `speccoder attest carry`"), "{missing}");
+    let (code, report) = carry(&c, &old, &new);
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "policy_differs", "{report:#}");
 }

@@ -515,7 +515,7 @@ fn a_branch_whose_name_is_not_utf8_is_refused_by_push_and_attest_and_never_taken
 
 /// `ada` ticks T001 on a new branch `feature-a`, main moves, and she rebases onto it: the tick's
 /// commit before the rebase and after.
-fn tick_rebased_onto_a_moved_main(team: &Team, ada: &Clone<'_>) -> (String, String) {
+pub(crate) fn tick_rebased_onto_a_moved_main(team: &Team, ada: &Clone<'_>) -> (String, String) {
     ada.git(&["checkout", "-q", "-b", "feature-a"]);
     let old = ada.attest("T001", &[]);
     team.move_main("main-moves");
@@ -585,7 +585,7 @@ fn a_carry_keeps_another_carry_s_note_of_the_same_evidence_made_at_another_time_
 /// `rev`'s carried note as another carry could have written it: its task verification's predicate
 /// edited by `edit`, the summary's `timeVerified` that predicate's `time` and its digests those of
 /// the new lines, every line signed afresh with Ada's key.
-fn re_signed(clone: &Clone<'_>, rev: &str, edit: impl Fn(&mut Value)) -> String {
+pub(crate) fn re_signed(clone: &Clone<'_>, rev: &str, edit: impl Fn(&mut Value)) -> String {
     use speccoder_attest::model::canonical::value_to_canonical;
     use speccoder_attest::model::dsse::{Envelope, Signature};
     let lines = clone.note_lines(rev);

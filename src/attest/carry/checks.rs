@@ -12,13 +12,13 @@ use super::{RefusedRow, Stop};
 use crate::attest::config::read_policy;
 use crate::attest::{commit_object_sha256, same_change};
 use crate::check::agreement::{self, Claim, Rules};
+use crate::check::carriable;
 use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
-use crate::check::{policy, values};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::policy::JudgeConfig;
@@ -118,6 +118,12 @@ impl Carried<'_> {
     fn refuse(&self, code: &'static str, reason: String) -> Stop {
         refused(self.target, self.old, self.new, code, reason)
     }
+
+    /// This carry refused for what [`carriable`] found, with how to attest the task again.
+    fn not_carried(&self, found: carriable::NotCarried) -> Stop {
+        let again = attest_again(self.target, self.verdict);
+        self.refuse(found.code, format!("{}; {again}", found.why))
+    }
 }
 
 /// The note of the old commit, within the size a note may be.
@@ -173,17 +179,8 @@ fn old_evidence(
             ),
         ));
     }
-    let published = values::published_only(&lines);
-    if !published.is_empty() {
-        return Err(claim.refuse(
-            "published_shapes",
-            format!(
-                "the evidence on {} records {} in the published speccoder's shapes, which a verifier reads only under its published recipe, and carried evidence is re-issued under the version-free recipe; {}",
-                old.id,
-                published.join(", "),
-                attest_again(target, claim.verdict)
-            ),
-        ));
+    if let Some(found) = carriable::published_shapes(&lines, old.id) {
+        return Err(claim.not_carried(found));
     }
     Ok((lines, p))
 }
@@ -237,41 +234,30 @@ fn same_change_at(
             ),
         ));
     }
-    if let Some(reason) = requirement_change(repo, old, (unit, task_id), p, &facts)? {
-        return Err(refuse(
-            "requirement_differs",
-            format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target, claim.verdict)),
-        ));
+    if let Some(found) = carriable::requirement_differs(repo, old, new.id, (unit, task_id), p, &facts)? {
+        return Err(claim.not_carried(found));
     }
     Ok(patch.unwrap_or_default())
 }
 
 /// The version-free digest of the judge configuration at the parent of `claim`'s new commit, when
 /// the old evidence's `p` was judged under it: its signed digest follows either recipe, as the
-/// verifier matches it for the note `lines` ([`policy::matching_recipe`]).
+/// verifier matches it for the note `lines` ([`carriable::policy_differs`]).
 fn same_policy_at(
     repo: &Repo,
     claim: &Carried<'_>,
     p: &predicate::TaskVerificationV0,
     lines: &[ReadLine],
 ) -> Result<String, Stop> {
-    let (old, new, target) = (claim.old, claim.new, claim.target);
+    let (old, new) = (claim.old, claim.new);
     let table = match new.parents.first() {
         Some(parent) => read_policy(repo, *parent)?.1,
         // A root commit is made at no parent: the judge configuration is the empty one.
         None => None,
     };
     let config = JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new()));
-    if policy::matching_recipe(&config, &p.policy_sha256, lines).is_none() {
-        return Err(claim.refuse(
-            "policy_differs",
-            format!(
-                "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; {}",
-                new.id,
-                old.id,
-                attest_again(target, claim.verdict)
-            ),
-        ));
+    if let Some(found) = carriable::policy_differs(&config, p, lines, old.id, new.id) {
+        return Err(claim.not_carried(found));
     }
     Ok(config.sha256())
 }
@@ -507,30 +493,4 @@ pub(super) fn disagreement(findings: &[Finding]) -> Option<String> {
     let codes: Vec<&str> =
         findings.iter().filter(|f| f.outcome >= CommitOutcome::Mismatch).map(|f| f.code).collect();
     (!codes.is_empty()).then(|| codes.join(", "))
-}
-
-/// Whether the requirement text the evidence was given differs at `new`: the story
-/// (`spec.section_hash`), or a requirement the task's text cites, read at `old` and at `new` as the
-/// verifier reads it ([`agreement::cited`]: its defining line and the text beyond it), whatever the
-/// trace holds. `facts` are those of task `task_id` of `unit` at `new`.
-fn requirement_change(
-    repo: &Repo,
-    old: &Commit,
-    (unit, task_id): (&str, &str),
-    p: &predicate::TaskVerificationV0,
-    facts: &spec::TaskFacts,
-) -> Result<Option<String>, crate::spec::SpecError> {
-    if let Some(s) = &p.spec
-        && s.section_hash != facts.section_hash
-    {
-        if facts.is_trailer_only() {
-            return Ok(Some(format!("the bug home {} (assessment, fix and test)", facts.tasks_path)));
-        }
-        return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
-    }
-    let then = agreement::cited(&spec::read_any_task(&repo.tree(old.tree), unit, task_id)?);
-    let now = agreement::cited(facts);
-    let differs =
-        then.iter().find(|was| !now.contains(was)).or_else(|| now.iter().find(|is| !then.contains(is)));
-    Ok(differs.map(|c| format!("requirement {}", c.id)))
 }

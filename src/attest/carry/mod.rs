@@ -98,7 +98,7 @@ pub struct RefusedRow {
     /// `untrusted_signer`, `signature_unchecked`, `evidence_unsigned`, `keyless_evidence`,
     /// `change_differs`, `evidence_gone`, `series_differs`, `series_too_long`, `task_line_differs`,
     /// `requirement_differs`, `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`,
-    /// `note_exists`.
+    /// `note_exists`, `joined_notes`.
     pub code: &'static str,
     /// What is wrong and what to do.
     #[serde(serialize_with = "in_line")]

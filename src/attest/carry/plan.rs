@@ -9,7 +9,9 @@ use gix::ObjectId;
 use super::refusal::{change_differs, evidence_gone};
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
-use crate::check::line::{copied_from_another_commit, read_lines, task_of_gone_commit};
+use crate::check::line::{
+    JOINED_NOTES, JoinedNote, copied_from_another_commit, joined_note, read_lines, task_of_gone_commit,
+};
 use crate::check::trailers::{NOT_ONE_CLAIM, task_trailers, unclear_claims};
 use crate::git::{Commit, GitError, Head, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
@@ -221,20 +223,25 @@ pub(super) fn branch_jobs(
         list.sort_by_key(|c| std::cmp::Reverse((c.committer.seconds, c.id)));
     }
     refuse_unclear_claims(repo, &reachable, &targets, &elsewhere, refused)?;
-    let wanted: Vec<(String, Commit, &Vec<Commit>)> = newest
-        .into_iter()
-        .filter(|(_, commit)| !has_own_note(repo, notes, commit.id))
-        .filter_map(|(target, commit)| {
-            let Some(candidates) = elsewhere.get(&target) else {
-                if let Some(old) = gone.get(&target) {
-                    let verdict = task_trailers(&commit.message).1;
-                    refused.push(evidence_gone(&target, verdict.as_deref(), *old, commit.id));
-                }
-                return None;
-            };
-            Some((target, commit, candidates))
-        })
-        .collect();
+    let mut wanted: Vec<(String, Commit, &Vec<Commit>)> = Vec::new();
+    for (target, commit) in newest {
+        match held_note(repo, notes, commit.id) {
+            Held::Own => continue,
+            Held::Joined(joined) => {
+                refused.push(joined_notes(&target, &commit, &joined));
+                continue;
+            }
+            Held::Lacking => {}
+        }
+        match (elsewhere.get(&target), gone.get(&target)) {
+            (Some(candidates), _) => wanted.push((target, commit, candidates)),
+            (None, Some(old)) => {
+                let verdict = task_trailers(&commit.message).1;
+                refused.push(evidence_gone(&target, verdict.as_deref(), *old, commit.id));
+            }
+            (None, None) => {}
+        }
+    }
     // Every change compared, the branch's and all candidates', in one pass.
     let all: Vec<&Commit> = wanted
         .iter()
@@ -321,12 +328,52 @@ fn refuse_unclear_claims(
 /// Whether `commit`'s note is its own: present, and not a copy git made from another commit
 /// (`notes.rewriteRef`), whose every line names that other commit.
 fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> bool {
-    let Some(blob) = notes.get(&commit) else { return false };
+    !matches!(held_note(repo, notes, commit), Held::Lacking)
+}
+
+/// What a task commit's note is to carry.
+enum Held {
+    /// None, or a copy git made from another commit (`notes.rewriteRef`), whose every line names
+    /// that other commit: carry gives it one.
+    Lacking,
+    /// Its own note (or one too large to read), which carry never replaces.
+    Own,
+    /// Its own lines joined line by line with another note's ([`JoinedNote`]): neither carried
+    /// over nor passed over, but refused with how to keep its own.
+    Joined(JoinedNote),
+}
+
+/// What the note of `commit` is to carry ([`Held`]).
+fn held_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> Held {
+    let Some(blob) = notes.get(&commit) else { return Held::Lacking };
     // A note too large to read is not one carry replaces either.
     let bytes = match repo.blob_within(*blob, MAX_NOTE_BYTES) {
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return true,
-        Err(_) => return false,
+        Ok(Err(_)) => return Held::Own,
+        Err(_) => return Held::Lacking,
     };
-    !copied_from_another_commit(&read_lines(&bytes, &mut Vec::new()), commit)
+    let lines = read_lines(&bytes, &mut Vec::new());
+    if copied_from_another_commit(&lines, commit) {
+        return Held::Lacking;
+    }
+    match joined_note(&lines, commit) {
+        Some(joined) => Held::Joined(joined),
+        None => Held::Own,
+    }
+}
+
+/// The row of a task whose newest task commit `commit` holds a note joined line by line with
+/// another's: the evidence there is its own, but no verifier reads it so, and carry does not
+/// replace it.
+fn joined_notes(target: &str, commit: &Commit, joined: &JoinedNote) -> RefusedRow {
+    let hex = commit.id.to_string();
+    let other = |c: &&String| **c != hex && ObjectId::from_hex(c.as_bytes()).is_ok();
+    let from = joined.commits.iter().map(|(c, _)| c).find(other).cloned().unwrap_or(hex);
+    RefusedRow {
+        target: target.to_owned(),
+        from,
+        to: commit.id.to_string(),
+        code: JOINED_NOTES,
+        reason: format!("the note of {} is {}", commit.id, joined.said(commit.id)),
+    }
 }

@@ -6,43 +6,8 @@ use gix::ObjectId;
 
 use super::RefusedRow;
 use crate::attest::same_change::SeriesGap;
-use crate::model::predicate::Verdict;
-use crate::model::shown::{shell_word, shown};
-use crate::spec;
-
-/// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
-/// and `attest` ticks only an open task. A decision (`verdict` `attested` or `skipped`) has no
-/// checks to run: the person records it again with `accept` or `skip`.
-pub(super) fn attest_again(target: &str, verdict: Option<&str>) -> String {
-    // The target as one shell word in the commands advised: a unit may be named `a$(id)`.
-    let word = shell_word(target);
-    if let Some((_, task)) = spec::published_bug(target) {
-        // The published speccoder's record of a bug: closed again by a record of ours.
-        return format!(
-            "to close the bug with a record this verifier checks, run its checks, then run `speccoder attest <unit>/{task} --evidence <the new evidence>`"
-        );
-    }
-    let decided = match verdict.and_then(Verdict::parse) {
-        Some(Verdict::Attested) => Some("accept"),
-        Some(Verdict::Skipped) => Some("skip"),
-        _ => None,
-    };
-    if let Some(command) = decided {
-        return format!(
-            "to record the decision again, clear its box in tasks.md in a commit of its own, then run `speccoder {command} {word} --reason <why>`"
-        );
-    }
-    let is_bug = target.split_once('/').is_some_and(|(_, task)| task.starts_with(spec::BUG_TASK_PREFIX));
-    if is_bug {
-        // A bug task has no box: a changed bug home is closed again by attesting it.
-        return format!(
-            "to close it again, run its checks, then run `speccoder attest {word} --evidence <the new evidence>`"
-        );
-    }
-    format!(
-        "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {word} --evidence <the new evidence>`"
-    )
-}
+pub(super) use crate::check::carriable::attest_again;
+use crate::model::shown::shown;
 
 /// The row of a task whose change differs from the attested one.
 pub(super) fn change_differs(
@@ -183,22 +148,5 @@ mod tests {
             own.contains(&format!("undoes the attested task commit {from} (`implement`) itself:")),
             "{own}"
         );
-    }
-
-    #[test]
-    fn a_decision_is_told_to_be_recorded_again_and_a_tick_to_be_attested_again() {
-        let accept = attest_again("u/T003", Some("attested"));
-        assert!(accept.contains("`speccoder accept u/T003 --reason <why>`"), "{accept}");
-        assert!(!accept.contains("--evidence") && !accept.contains("run its checks"), "{accept}");
-        let skip = attest_again("u/T003", Some("skipped"));
-        assert!(skip.contains("`speccoder skip u/T003 --reason <why>`"), "{skip}");
-        let tick = attest_again("u/T003", Some("verified"));
-        assert!(tick.contains("run its checks") && tick.contains("--evidence"), "{tick}");
-        for verdict in ["attested", "skipped", "verified"] {
-            let hostile = attest_again("a$(id)/T003", Some(verdict));
-            assert!(hostile.contains(" 'a$(id)/T003' "), "one shell word: {hostile}");
-        }
-        let bug = attest_again("a$(id)/bug:x", None);
-        assert!(bug.contains(" 'a$(id)/bug:x' "), "one shell word: {bug}");
     }
 }

@@ -236,7 +236,18 @@ fn merge_notes(
                 .iter()
                 .filter_map(|(c, (_, ours))| ours.map(|blob| (c.to_string(), blob.to_string())))
                 .collect(),
-            conflicts: list.into_iter().map(|(c, (why, _))| (c.to_string(), why.to_string())).collect(),
+            advised: list
+                .iter()
+                .filter(|(c, (why, _))| why.advice(*c, remote, REPAIR_REF).is_some())
+                .map(|(c, _)| c.to_string())
+                .collect(),
+            conflicts: list
+                .into_iter()
+                .map(|(c, (why, _))| match why.advice(c, remote, REPAIR_REF) {
+                    Some(advice) => (c.to_string(), format!("{why}; {advice}")),
+                    None => (c.to_string(), why.to_string()),
+                })
+                .collect(),
         },
     })
 }

@@ -94,7 +94,7 @@ pub enum SyncError {
         "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}",
         .conflicts.len(),
         .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n"),
-        notes_advice(.remote, .tracking, .conflicts, .removed)
+        notes_advice(.remote, .tracking, .conflicts, .removed, .advised)
     )]
     NotesConflict {
         /// The remote.
@@ -105,6 +105,9 @@ pub enum SyncError {
         conflicts: Vec<(String, String)>,
         /// Of those, each whose note the remote's notes no longer hold, with the blob of ours.
         removed: Vec<(String, String)>,
+        /// Of those, each whose why says its cause and how to settle it (a note joined line by
+        /// line, two carries of the same evidence).
+        advised: Vec<String>,
     },
     /// The remote's notes cannot be read as notes (two notes for one commit, a reference that is
     /// not a notes commit, a tree built to be walked without end): nothing was merged, and each
@@ -308,16 +311,18 @@ const REPAIR_REF: &str = "refs/notes/speccoder-repair";
 
 /// How to settle a notes conflict, as commands that work as given: for a commit whose notes
 /// differ, which copy to keep; for one whose note the remote removed (`removed`, each with the
-/// blob of ours), where there is no copy of theirs, [`removed_advice`].
+/// blob of ours), where there is no copy of theirs, [`removed_advice`]; for one whose cause its
+/// own line tells with its settlement (`advised`), nothing more.
 fn notes_advice(
     remote: &str,
     tracking: &str,
     conflicts: &[(String, String)],
     removed: &[(String, String)],
+    advised: &[String],
 ) -> String {
     let mut advice = Vec::new();
-    if conflicts.len() > removed.len() {
-        let (twice, which) = if removed.is_empty() {
+    if conflicts.len() > removed.len() + advised.len() {
+        let (twice, which) = if removed.is_empty() && advised.is_empty() {
             ("Each was attested twice, differently. ", "")
         } else {
             ("", "For a commit whose notes differ: ")
@@ -329,6 +334,12 @@ fn notes_advice(
     }
     if !removed.is_empty() {
         advice.push(removed_advice(remote, removed));
+    }
+    if advice.is_empty() {
+        return format!(
+            "Settle each as its line says, then run `speccoder attest fetch {}` again",
+            shell_word(remote)
+        );
     }
     format!("{}, then run `speccoder attest fetch {}` again", advice.join("; "), shell_word(remote))
 }
@@ -405,6 +416,7 @@ mod tests {
             "refs/notes/remotes/up$(id)/speccoder",
             &conflicts,
             &[(removed.clone(), blob.clone())],
+            &[],
         );
         assert!(advice.starts_with("For a commit whose notes differ: Compare"), "{advice}");
         assert!(

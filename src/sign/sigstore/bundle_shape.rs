@@ -73,6 +73,22 @@ pub(crate) fn check(bundle: &Value) -> Result<(), String> {
     inclusion_proven(material.pointer("/tlogEntries/0").unwrap_or(&Value::Null))
 }
 
+/// What a bundle that signs a plain message, not a DSSE envelope, holds: the format's
+/// `messageSignature` (without a `dsseEnvelope`), or cosign's older layout (`base64Signature`
+/// beside `cert` or `rekorBundle`, no `mediaType`), which `cosign sign-blob --bundle` writes over a
+/// blob. `None` for any other bundle, whose shape [`check`] judges.
+pub(crate) fn plain_message(bundle: &Value) -> Option<&'static str> {
+    let has = |key: &str| bundle.get(key).is_some_and(|v| !v.is_null());
+    if has("dsseEnvelope") {
+        return None;
+    }
+    if has("messageSignature") {
+        return Some("the bundle format's `messageSignature`");
+    }
+    let older = !has("mediaType") && has("base64Signature") && (has("cert") || has("rekorBundle"));
+    older.then_some("cosign's older bundle layout: `base64Signature`, `cert`, `rekorBundle`")
+}
+
 /// Whether the log entry carries an inclusion proof with its checkpoint, or which is missing.
 fn inclusion_proven(entry: &Value) -> Result<(), String> {
     fn present(v: Option<&Value>) -> Option<&Value> {
@@ -152,6 +168,22 @@ mod tests {
         assert!(check(&bundle(V03[0], two)).unwrap_err().contains("2 entries"));
         let none = json!({"certificate": {"rawBytes": "AA=="}});
         assert!(check(&bundle(V03[0], none)).unwrap_err().contains("0 entries"));
+    }
+
+    #[test]
+    fn a_plain_message_signature_is_told_in_either_layout_and_a_dsse_bundle_is_not() {
+        let cert = one_entry(json!({"certificate": {"rawBytes": "AA=="}}));
+        let mut message = json!({"mediaType": V03[0], "verificationMaterial": cert, "messageSignature": {}});
+        assert_eq!(plain_message(&message), Some("the bundle format's `messageSignature`"));
+        let older = json!({"base64Signature": "AA==", "cert": "AA==", "rekorBundle": {}});
+        assert!(plain_message(&older).is_some_and(|said| said.contains("older")), "{older}");
+        message["dsseEnvelope"] = json!({});
+        assert_eq!(plain_message(&message), None, "both contents: malformed, as `check` says");
+        assert_eq!(plain_message(&bundle(V03[0], json!({}))), None);
+        assert_eq!(
+            plain_message(&json!({"mediaType": "x", "base64Signature": "AA==", "cert": "AA=="})),
+            None
+        );
     }
 
     #[test]

@@ -141,7 +141,8 @@ fn returned_wrongly(e: &SigstoreVerifyError) -> String {
         SigstoreVerifyError::Expired(_) => "the certificate Fulcio returned is not valid now",
         SigstoreVerifyError::Malformed(_)
         | SigstoreVerifyError::BadTimestamp(_)
-        | SigstoreVerifyError::Unsupported(_) => "the bundle does not verify",
+        | SigstoreVerifyError::Unsupported(_)
+        | SigstoreVerifyError::PlainMessage(_) => "the bundle does not verify",
     };
     format!("{what} ({e})")
 }

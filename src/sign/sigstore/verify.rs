@@ -149,6 +149,13 @@ pub enum SigstoreVerifyError {
     /// algorithm, an entry kind).
     #[error("Sigstore bundle not checkable by this verifier: {0}")]
     Unsupported(String),
+    /// A bundle over a statement that signs a plain message instead of a DSSE envelope (in the
+    /// layout named): what `cosign sign-blob --bundle` makes of a blob. It binds no statement, so
+    /// it cannot be checked as one's signature; never a pass.
+    #[error(
+        "the Sigstore bundle signs a plain message ({0}), not a DSSE envelope holding the statement, so it cannot be checked as the statement's signature"
+    )]
+    PlainMessage(&'static str),
 }
 
 type Error = SigstoreVerifyError;
@@ -163,6 +170,11 @@ pub fn verify(
     trust: &SigstoreTrust,
     time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
+    if let Signed::Statement { .. } = signed
+        && let Some(layout) = super::bundle_shape::plain_message(bundle)
+    {
+        return Err(Error::PlainMessage(layout));
+    }
     super::bundle_shape::check(bundle).map_err(Error::Malformed)?;
     let bundle: Bundle =
         serde_json::from_value(bundle.clone()).map_err(|e| Error::Malformed(e.to_string()))?;
@@ -186,13 +198,11 @@ pub fn verify(
                 SignatureContent::DsseEnvelope(env)
                     if env.payload_type == PAYLOAD_TYPE && env.payload.as_bytes() == payload => {}
                 SignatureContent::DsseEnvelope(_) => {
-                    return Err(Error::BadSignature("the bundle signs another statement than this line's".into()));
-                }
-                _ => {
-                    return Err(Error::Malformed(
-                        "the bundle signs a plain message, not a DSSE envelope; speccoder's Sigstore lines are DSSE bundles".into(),
+                    return Err(Error::BadSignature(
+                        "the bundle signs another statement than this line's".into(),
                     ));
                 }
+                _ => return Err(Error::PlainMessage("the bundle format's `messageSignature`")),
             }
             let digest = Sha256Hash::from_hex(artifact_sha256)
                 .map_err(|e| Error::BadSignature(format!("the artifact digest: {e}")))?;
