@@ -323,7 +323,7 @@ pub(crate) fn completed_report(
 ///
 /// # Errors
 /// [`NoteTooLarge`].
-pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
+fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
     bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())
 }
 
