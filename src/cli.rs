@@ -636,7 +636,8 @@ pub enum AttestSub {
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
     /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer,
-    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed; 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed, a note the
+    /// approval would make larger than a reader takes (its largest part named; nothing written); 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.

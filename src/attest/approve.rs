@@ -9,18 +9,19 @@
 
 use serde::Serialize;
 
+use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, NoteNotWritten, listed};
 use crate::check::agreement::Rules;
 use crate::check::completeness::{self, ShallowCut};
-use crate::check::line::covering_line;
+use crate::check::line::{ReadLine, covering_line};
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures;
 use crate::check::trailers::task_trailers;
 use crate::check::trust::{SignatureTime, SignatureTrust, TrustError, TrustFiles};
 use crate::exit::{Class, ExitClass};
 use crate::git::{Commit, GitError, ObjectId, Repo, UpdateNoteError};
-use crate::model::bundle::{self, NOTES_REF};
+use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
 use crate::model::shown::in_line;
 use crate::sign::SignError;
@@ -115,6 +116,9 @@ pub enum ApproveError {
     /// Lines of the note do not agree with the task commit they annotate.
     #[error(transparent)]
     Disagrees(#[from] Disagreement),
+    /// The approved note would be larger than a reader takes.
+    #[error("{0}; nothing was approved")]
+    NoteTooLarge(#[from] NoteTooLarge),
     /// A line's signature does not hold against the approver's trust.
     #[error(
         "the note of {commit} does not hold against your trust, and nobody approves what they cannot verify; nothing was approved:\n{findings}"
@@ -140,7 +144,10 @@ impl ExitClass for ApproveError {
             ApproveError::Sign(e) => e.class(),
             ApproveError::Disagrees(e) => e.class(),
             ApproveError::Note(e) => e.class(),
-            ApproveError::NoTrust | ApproveError::Keyless | ApproveError::NoSigner(_) => Class::Config,
+            ApproveError::NoTrust
+            | ApproveError::Keyless
+            | ApproveError::NoSigner(_)
+            | ApproveError::NoteTooLarge(_) => Class::Config,
             ApproveError::Unapprovable { .. } => Class::DoesNotHold,
             ApproveError::NotATaskCommit { .. }
             | ApproveError::NoNote { .. }
@@ -212,6 +219,8 @@ struct Covering {
     signatures: usize,
     /// One of them is by the approver's key.
     approved: bool,
+    /// The bundle name of each line of the note ([`ReadLine::bundle_name`]), in order.
+    names: Vec<String>,
 }
 
 /// Approves the tick of `req.rev`.
@@ -221,7 +230,8 @@ struct Covering {
 /// trust (13), a signer that cannot sign or is keyless
 /// (13), a note that does not agree with its commit or whose signatures do not hold for the
 /// approver ([`ApproveError::Disagrees`], [`ApproveError::Unapprovable`]: 26), a line already
-/// carrying [`MAX_SIGNATURES`] (14), or a note that cannot be written.
+/// carrying [`MAX_SIGNATURES`] (14), a note the approval would make larger than a reader takes
+/// ([`ApproveError::NoteTooLarge`]: 13), or a note that cannot be written.
 pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, ApproveError> {
     let commit = repo.rev_parse_peeled(&req.rev)?;
     let info = repo.commit(commit)?;
@@ -269,7 +279,7 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
             let written = if now.approved {
                 current.to_vec()
             } else {
-                with_approval(current, commit, now.index, &approval)?
+                with_approval(current, commit, &now, &approval)?
             };
             last = Some(now);
             Ok(Some(written))
@@ -296,21 +306,33 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
     })
 }
 
-/// `note` with `approval` appended to the signatures of its line at `index` (every other line,
-/// and that line's payload and earlier signatures, as they were); a line that carries the
-/// approver's signature already stays as it is.
+/// `note` with `approval` appended to the signatures of its covering line, read as `covering`
+/// (every other line, and that line's payload and earlier signatures, as they were), within the
+/// caps a reader takes, as every writer of a note that holds its statements already checks it
+/// ([`provenance::rewritten_note`]).
+///
+/// # Errors
+/// The line cannot be read back, or the note would be too large ([`ApproveError::NoteTooLarge`],
+/// naming its largest part).
 fn with_approval(
     note: &[u8],
     commit: ObjectId,
-    index: usize,
+    covering: &Covering,
     approval: &Signature,
 ) -> Result<Vec<u8>, ApproveError> {
+    let index = covering.index;
     let mut lines: Vec<Vec<u8>> = bundle::split(note).into_iter().map(<[u8]>::to_vec).collect();
     let raw = lines.get(index).ok_or(ApproveError::Changed(commit))?;
     let mut envelope = Envelope::parse(raw).map_err(ApproveError::NotAnEnvelope)?;
     envelope.signatures.push(approval.clone());
     lines[index] = envelope.to_line();
-    Ok(bundle::join(&lines))
+    // Every line was read (`covering`), so each other one reads as an envelope again.
+    let envelopes = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| if i == index { Some(envelope.clone()) } else { Envelope::parse(line).ok() });
+    let named = covering.names.iter().zip(envelopes);
+    Ok(provenance::rewritten_note(&lines, &commit.to_string(), named)?)
 }
 
 /// The approver's key: its `keyid`, and a trust in it alone when the signer can name its public
@@ -364,5 +386,6 @@ fn covering(
         payload_type: line.envelope.payload_type.clone(),
         signatures: count,
         approved,
+        names: checked.lines.iter().map(ReadLine::bundle_name).collect(),
     })
 }

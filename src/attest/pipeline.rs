@@ -257,19 +257,38 @@ fn commit_message(
 /// What the report warns of the task: a cited requirement no line defines, a story read from
 /// elsewhere than its own heading, a bracket read as a story label that binds none.
 fn task_warnings(facts: &spec::TaskFacts) -> Vec<String> {
-    let unbound = spec::unbound_story_label(&facts.title).map(|label| {
-        format!(
-            "the title starts with `{}`, which reads as a story label but binds no story: a task has \
-             one label, written `[US1]`, before its title",
-            crate::model::shown::one_line(label)
-        )
-    });
+    let unbound = spec::unbound_story_label(&facts.title).map(|label| unbound_label(label, facts));
     facts
         .untraced_warnings()
         .into_iter()
         .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
         .chain(unbound)
         .collect()
+}
+
+/// The warning of `label`, at the start of the title of `facts`, which reads as a story label
+/// but binds none ([`spec::unbound_story_label`]): the story the tick binds, the one the published
+/// speccoder read from the line when it read another, and how to bind another.
+fn unbound_label(label: &str, facts: &spec::TaskFacts) -> String {
+    let bound = match &facts.story {
+        Some(story) => format!("this tick binds the story text of {story}, the line's first story label"),
+        None => "this tick binds no story text".to_owned(),
+    };
+    let published = facts
+        .published
+        .as_ref()
+        .and_then(|line| line.story.as_deref())
+        .filter(|story| Some(*story) != facts.story.as_deref())
+        .map(|story| format!(" (the published speccoder read the last label, {story}, as the task's story)"))
+        .unwrap_or_default();
+    let another = if facts.story.is_some() { "another story" } else { "a story" };
+    format!(
+        "the title starts with `{}`, which reads as a story label but binds no story: {bound}{published}. \
+         A task binds one story, the `[USn]` label before its title: to bind {another}, untick the \
+         task in a new commit, give its line that story's `[USn]` as its only story label, and run \
+         `speccoder attest` again",
+        crate::model::shown::one_line(label)
+    )
 }
 
 /// The report of a tick that an earlier, interrupted run had published: its commit and note as
@@ -324,7 +343,7 @@ pub(crate) fn completed_report(
 ///
 /// # Errors
 /// [`NoteTooLarge`].
-pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
+fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
     bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())
 }
 

@@ -5,11 +5,12 @@
 //! The mapping follows how [`crate::attest::statements`] and the producer commands fill each
 //! field; its tests hold it to them field by field.
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::attest::message::{MessageFields, keys};
-use crate::model::bundle::{NOTES_REF, NoteTooLarge};
+use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::clean::{self, LeakAt};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::Evidence;
@@ -274,12 +275,18 @@ impl fmt::Display for LargestPart {
 /// The [`LargestPart`] of the note of `lines` (each the bundle's name of a statement and its
 /// envelope), the origin of a value at a pointer in a line's statement told by `origin` (called
 /// once); `None` when there are none.
-pub fn largest_part<'a>(
-    lines: impl IntoIterator<Item = (&'a str, &'a Envelope)>,
+pub fn largest_part<S: AsRef<str>, E: Borrow<Envelope>>(
+    lines: impl IntoIterator<Item = (S, E)>,
     origin: impl FnOnce(&str, &str) -> Origin,
 ) -> Option<LargestPart> {
-    let (line, envelope, length) =
-        lines.into_iter().map(|(name, e)| (name, e, e.to_line().len())).max_by_key(|(_, _, len)| *len)?;
+    let (line, envelope, length) = lines
+        .into_iter()
+        .map(|(name, e)| {
+            let length = e.borrow().to_line().len();
+            (name, e, length)
+        })
+        .max_by_key(|(_, _, len)| *len)?;
+    let (line, envelope) = (line.as_ref(), envelope.borrow());
     let payload = envelope.payload.len().div_ceil(3) * 4;
     let rest = length.saturating_sub(payload);
     if rest > payload {
@@ -295,15 +302,33 @@ pub fn largest_part<'a>(
 
 /// `too_large`, saying what makes it so and what to do: the [`largest_part`] of its `lines`.
 #[must_use]
-pub fn naming_largest_part<'a>(
+pub fn naming_largest_part<S: AsRef<str>, E: Borrow<Envelope>>(
     too_large: NoteTooLarge,
-    lines: impl IntoIterator<Item = (&'a str, &'a Envelope)>,
+    lines: impl IntoIterator<Item = (S, E)>,
     origin: impl FnOnce(&str, &str) -> Origin,
 ) -> NoteTooLarge {
     match largest_part(lines, origin) {
         Some(part) => too_large.because(part.to_string()),
         None => too_large,
     }
+}
+
+/// The note of `lines` (each an envelope's line), within the caps a reader takes
+/// ([`bundle::join_within_caps`]), for a writer that writes again what the note of `commit`
+/// holds: `attest sign` and `attest approve`, which add signatures to its lines, and `attest
+/// carry`, which re-issues its statements. A note too large names its largest part among `named`
+/// (each line's bundle name and envelope, taken only then), as that note holds it, where it
+/// cannot be made smaller: the task is to be recorded again.
+///
+/// # Errors
+/// [`NoteTooLarge`]; nothing is to be written.
+pub fn rewritten_note<L: AsRef<[u8]>, S: AsRef<str>, E: Borrow<Envelope>>(
+    lines: &[L],
+    commit: &str,
+    named: impl IntoIterator<Item = (S, E)>,
+) -> Result<Vec<u8>, NoteTooLarge> {
+    bundle::join_within_caps(lines)
+        .map_err(|too_large| naming_largest_part(too_large, named, |_, _| Origin::Note(commit.to_owned())))
 }
 
 /// The JSON pointer of the deepest value of `value` each of whose enclosing values it holds more

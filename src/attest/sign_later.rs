@@ -19,7 +19,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::attest::provenance::{self, Origin};
+use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
@@ -303,7 +303,8 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         if outcomes.iter().all(|(_, signed, _)| *signed != LineSigned::Now) {
             return Ok(Some(current.to_vec()));
         }
-        Ok(Some(signed_note(&out, &envelopes, commit)?))
+        let named = envelopes.iter().map(|(name, envelope)| (name.as_str(), envelope));
+        Ok(Some(provenance::rewritten_note(&out, &commit.to_string(), named)?))
     })
     .map_err(|e| match e {
         crate::git::UpdateNoteError::Compute(inner) => inner,
@@ -313,23 +314,6 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         }
     })?;
     Ok(sign_report(commit, target, verdict, signer.describe(), outcomes))
-}
-
-/// The note of the lines `out`, within the caps a reader takes: one too large names its largest
-/// part among `envelopes` (each line's envelope, by the name of its statement), which the note of
-/// `commit` holds.
-///
-/// # Errors
-/// [`NoteTooLarge`].
-fn signed_note(
-    out: &[Vec<u8>],
-    envelopes: &[(String, Envelope)],
-    commit: ObjectId,
-) -> Result<Vec<u8>, NoteTooLarge> {
-    bundle::join_within_caps(out).map_err(|too_large| {
-        let named = envelopes.iter().map(|(name, envelope)| (name.as_str(), envelope));
-        provenance::naming_largest_part(too_large, named, |_, _| Origin::Note(commit.to_string()))
-    })
 }
 
 /// Why one line cannot take the signer's signature, before the line is known.

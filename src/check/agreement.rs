@@ -364,12 +364,15 @@ impl<'r> Rules<'r> {
     /// task-verification line): the unit's directory and format, the task line and title, the
     /// story text and the trace's requirement rows (a tick's), the box ticked. A tick whose story
     /// text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]); a spec document
-    /// the task needs that cannot be read there is [`SPEC_UNREADABLE`]. Returns the task's facts
-    /// there, when the task reads.
+    /// the task needs that cannot be read there is [`SPEC_UNREADABLE`]. The task line is read as
+    /// the note's `dialect` reads it: a note of the published speccoder's recipe binds the title
+    /// and story it read ([`spec::as_published`]). Returns the task's facts there, when the task
+    /// reads.
     fn task_at_commit(
         &self,
         claim: &Claim<'_>,
         verdict: Verdict,
+        dialect: Dialect,
         findings: &mut Vec<Finding>,
     ) -> Option<spec::TaskFacts> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
@@ -381,7 +384,16 @@ impl<'r> Rules<'r> {
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
         let at_commit = self.repo.tree_knowing(commit.tree, &self.learned.dirs).as_stored();
-        let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
+        let read =
+            spec::read_any_task_with(&at_commit, unit, task_id, &self.lists).and_then(
+                |facts| match dialect {
+                    Dialect::Ours => Ok(facts),
+                    Dialect::Published => {
+                        Ok(spec::as_published(&at_commit, &facts, &self.lists)?.unwrap_or(facts))
+                    }
+                },
+            );
+        let facts = match read {
             Ok(facts) => facts,
             Err(e) => {
                 let (code, what) = match e {
@@ -441,15 +453,10 @@ impl<'r> Rules<'r> {
         let first = findings.len();
         let Some(verdict) = claimed_verdict(claim, findings) else { return Agreed::default() };
         values::task_verification(p, verdict, n, findings);
-        let facts = self.task_at_commit(claim, verdict, findings);
-        let signed_line_is_the_commits =
-            !findings[first..].iter().any(|f| matches!(f.code, TASK_MISMATCH | LINE_HASH_MISMATCH));
-        let continuation = facts.as_ref().map(|f| f.continuation.as_slice());
-        let made = Made { verdict, target: claim.target };
-        self.task_at_head(claim, made, continuation, signed_line_is_the_commits, findings);
 
         // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
         // record) is made at its own tree, the head's at the time: what a skip's parent holds.
+        // Its findings follow the task's.
         let parent_policy = match commit.parents.first() {
             Some(parent) => self
                 .repo
@@ -460,14 +467,23 @@ impl<'r> Rules<'r> {
             None => JudgeConfig::parse(None).map(Rc::new).map_err(|e| Rc::new(e.into())),
         };
         let parent_policy = parent_policy.as_deref().map_err(Rc::as_ref);
-        let recipe = policy::policy_recipe(parent_policy, &p.policy_sha256, claim.lines, n, findings);
+        let mut of_policy = Vec::new();
+        let recipe = policy::policy_recipe(parent_policy, &p.policy_sha256, claim.lines, n, &mut of_policy);
+        // The published speccoder's shapes, and its reading of the task line, are read as it
+        // meant them only where its recipe holds; anywhere else, as this crate writes them.
+        let dialect = recipe.as_ref().map_or(Dialect::Ours, Recipe::dialect);
+
+        let facts = self.task_at_commit(claim, verdict, dialect, findings);
+        let signed_line_is_the_commits =
+            !findings[first..].iter().any(|f| matches!(f.code, TASK_MISMATCH | LINE_HASH_MISMATCH));
+        let continuation = facts.as_ref().map(|f| f.continuation.as_slice());
+        let made = Made { verdict, target: claim.target };
+        self.task_at_head(claim, made, continuation, signed_line_is_the_commits, findings);
+        findings.append(&mut of_policy);
         values::published_shapes(p, recipe.as_ref(), n, findings);
         if verdict.is_decision() {
             decision_lines(claim, verdict, findings);
         } else {
-            // The published speccoder's shapes are read as it meant them only where its recipe
-            // holds; anywhere else, as this crate writes them.
-            let dialect = recipe.as_ref().map_or(Dialect::Ours, Recipe::dialect);
             let all: Vec<&ReadLine> = claim.lines.iter().collect();
             tick::tick_lines(commit, verdict, p, &all, dialect, findings);
         }

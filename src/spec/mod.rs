@@ -49,8 +49,8 @@ pub use section::{
     speckit_story, speckit_story_text,
 };
 pub use task::{
-    TaskFacts, TaskId, bug_task_facts, read_any_task, read_any_task_with, read_task, requirement_line,
-    task_location, ticked_tasks,
+    PublishedLine, TaskFacts, TaskId, as_published, bug_task_facts, read_any_task, read_any_task_with,
+    read_task, requirement_line, task_location, ticked_tasks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line, unbound_story_label};
 pub use task_lists::{SharedTaskLists, TaskLists};

@@ -89,6 +89,28 @@ pub struct TaskFacts {
     pub requirements: Vec<Requirement>,
     /// Cited requirement ids that no line defines (a caller should warn about them).
     pub uncited_unknown: Vec<String>,
+    /// How the published speccoder read the task's line, where it read it otherwise: Spec Kit
+    /// labels this crate leaves in the title (a second `[USn]`, `[YOU]`), which it read through,
+    /// binding the last `[USn]` ([`TaskLine::labels`]). None where both read the line alike.
+    pub published: Option<PublishedLine>,
+}
+
+/// A task's line as the published speccoder read it ([`TaskFacts::published`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedLine {
+    /// The text after every label, trimmed.
+    pub title: String,
+    /// The last `[USn]` label's `USn`.
+    pub story: Option<String>,
+}
+
+impl PublishedLine {
+    /// The published reading of `task`, when it differs from this crate's.
+    fn of(task: &TaskLine<'_>) -> Option<PublishedLine> {
+        let story = task.story_labels().last();
+        (task.after_labels != task.title || story != task.story)
+            .then(|| PublishedLine { title: task.after_labels.to_owned(), story: story.map(str::to_owned) })
+    }
 }
 
 impl TaskFacts {
@@ -287,7 +309,45 @@ fn facts(loc: &UnitLoc, docs: &mut LazyDocs<'_>, read: &Read<'_>) -> Result<Task
         story_fallback: section.fallback,
         requirements,
         uncited_unknown,
+        published: PublishedLine::of(task),
     })
+}
+
+/// `facts` (read from `tree`, through `lists`) as the published speccoder read the task's line,
+/// which it bound in the evidence it wrote: its title, and its story with that story's text
+/// (read from the unit's spec.md when the story is another). `None` when it read the line as
+/// this crate does ([`TaskFacts::published`]).
+///
+/// # Errors
+/// [`SpecError::TaskNeedsSpec`]: the story's spec document cannot be read there.
+pub fn as_published(
+    tree: &dyn SourceTree,
+    facts: &TaskFacts,
+    lists: &TaskLists,
+) -> Result<Option<TaskFacts>, SpecError> {
+    let Some(line) = &facts.published else { return Ok(None) };
+    let mut read = TaskFacts { title: line.title.clone(), published: None, ..facts.clone() };
+    if line.story != facts.story {
+        let story = line.story.as_deref();
+        let needs = |source| SpecError::TaskNeedsSpec {
+            task: facts.id.clone(),
+            tasks_path: facts.tasks_path.clone(),
+            line: facts.line_index + 1,
+            why: format!(
+                "is labelled `[{}]` as the published speccoder read its line (the last story label), so its story text is read from `{}`",
+                story.unwrap_or_default(),
+                super::unit::spec_md_in(&facts.unit_dir)
+            ),
+            source: Box::new(source),
+        };
+        let loc = locate_unit(tree, &facts.unit)?;
+        let section = lists.docs(tree, &loc).and_then(|docs| docs.section(story)).map_err(needs)?;
+        read.story = line.story.clone();
+        read.section = section.name;
+        read.section_hash = section.hash;
+        read.story_fallback = section.fallback;
+    }
+    Ok(Some(read))
 }
 
 fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
@@ -410,6 +470,7 @@ pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<T
         story_fallback: None,
         requirements: Vec::new(),
         uncited_unknown: Vec::new(),
+        published: None,
         id,
     })
 }
@@ -504,6 +565,25 @@ mod tests {
     fn tree(tasks: &[u8]) -> MemTree {
         MemTree::from_files([("specs/001-x/spec.md", SPEC.as_bytes()), ("specs/001-x/tasks.md", tasks)])
             .unwrap()
+    }
+
+    /// A line of two story labels binds the first here, its title keeping the second; as the
+    /// published speccoder read it, the last, with that story's text, and the title after both.
+    #[test]
+    fn a_task_of_two_story_labels_is_read_as_ours_and_as_the_published_speccoder_read_it() {
+        let t = tree(b"- [x] T001 [US10][US1] Do (FR-001)\n- [ ] T002 [P] [US1] Plain\n");
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!((facts.story.as_deref(), facts.title.as_str()), (Some("US10"), "[US1] Do (FR-001)"));
+        assert_eq!(facts.section_hash, sha256_hex("## User Story 10 - Ten\nten body"));
+        let published = as_published(&t, &facts, &TaskLists::default()).unwrap().expect("read otherwise");
+        assert_eq!((published.story.as_deref(), published.title.as_str()), (Some("US1"), "Do (FR-001)"));
+        assert_eq!(published.section.as_deref(), Some("US1"));
+        let us1 = "## User Story 1 - One\none body\n### Detail\ndeeper stays";
+        assert_eq!(published.section_hash, sha256_hex(us1));
+        assert_eq!((published.line_hash, published.requirements), (facts.line_hash, facts.requirements));
+        let plain = read_task(&t, "001-x", "T002").unwrap();
+        assert_eq!(plain.published, None);
+        assert_eq!(as_published(&t, &plain, &TaskLists::default()).unwrap(), None);
     }
 
     #[test]

@@ -22,6 +22,33 @@ pub struct TaskLine<'a> {
     pub story: Option<&'a str>,
     /// The text after the id and the labels, surrounding whitespace trimmed.
     pub title: &'a str,
+    /// Spec Kit: the run of labels after the id as written, blanks between them kept: `[P]`,
+    /// `[USn]` and the published speccoder's `[YOU]`, each read by either reading of the line;
+    /// empty when there are none, and for OpenSpec. This crate's reading stops at a second
+    /// `[USn]` or at `[YOU]`, which begin its [`Self::title`]; the published speccoder's reads
+    /// every label of the run and binds the last `[USn]` ([`Self::story_labels`],
+    /// [`Self::after_labels`]).
+    pub labels: &'a str,
+    /// The text after every label of [`Self::labels`], surrounding whitespace trimmed: the title
+    /// as the published speccoder read it.
+    pub after_labels: &'a str,
+}
+
+impl<'a> TaskLine<'a> {
+    /// The `USn` of each `[USn]` label of [`Self::labels`], in order: [`Self::story`] is the
+    /// first, and the published speccoder bound the last.
+    pub fn story_labels(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        let mut rest = self.labels;
+        std::iter::from_fn(move || {
+            loop {
+                let (label, after) = label_at(rest.trim_start())?;
+                rest = after;
+                if let Label::Story(story) = label {
+                    return Some(story);
+                }
+            }
+        })
+    }
 }
 
 /// Whether `id` is a task id of `format`: `T`, digits and at most one ASCII letter, as Spec Kit's
@@ -58,10 +85,11 @@ fn skip_blanks(s: &str) -> &str {
 
 /// Parses `line` (without its ending) as a task line of `format`: optional indentation, a `-` or
 /// `*` bullet, blanks, a `[ ]`/`[x]`/`[X]` box, blanks, the id (OpenSpec: one trailing `.` allowed
-/// after any id, `2.`, `1.2.` or `1.1a.`, and not part of it),
-/// then (Spec Kit) any `[P]` and one `[USn]` label, then the title. None when it is not one. This is
-/// the shape of one line only: whether a line of a task list is a task at all (not in a code block
-/// or a comment) is the task list reader's call, which uses this.
+/// after any id, `2.`, `1.2.` or `1.1a.`, and not part of it), then (Spec Kit) any `[P]` and one
+/// `[USn]` label, then the title, with every label of the run after the id as the published
+/// speccoder read them ([`TaskLine::labels`]). None when it is not one. This is the shape of one
+/// line only: whether a line of a task list is a task at all (not in a code block or a comment)
+/// is the task list reader's call, which uses this.
 #[must_use]
 pub fn parse_task_line(format: Format, line: &str) -> Option<TaskLine<'_>> {
     TaskSpans::parse(format, line).map(|spans| spans.on(line))
@@ -83,6 +111,10 @@ pub(crate) struct TaskSpans {
     story: Option<Range<usize>>,
     /// Where [`TaskLine::title`] is.
     title: Range<usize>,
+    /// Where [`TaskLine::labels`] is.
+    labels: Range<usize>,
+    /// Where [`TaskLine::after_labels`] is.
+    after_labels: Range<usize>,
 }
 
 impl TaskSpans {
@@ -118,24 +150,38 @@ impl TaskSpans {
         let id = token_at..token_at + id.len();
         let mut parallel = false;
         let mut story = None;
+        // Where this crate's title starts, when a label of the run is one its reading leaves in it.
+        let mut title_at = None;
+        let mut labels = at(rest)..at(rest);
         if format == Format::SpecKit {
-            loop {
-                let next = skip_blanks(rest);
-                if let Some(after) = next.strip_prefix("[P]") {
-                    parallel = true;
-                    rest = after;
-                } else if let Some((label, after)) = story_label(next).filter(|_| story.is_none()) {
-                    // The label starts after the `[` of `next`.
-                    story = Some(at(next) + 1..at(next) + 1 + label.len());
-                    rest = after;
-                } else {
-                    break;
+            // The published speccoder skips any white space between labels; this crate, blanks.
+            while let Some((label, after)) = label_at(rest.trim_start()) {
+                let next = rest.trim_start();
+                if labels.is_empty() {
+                    labels.start = at(next);
                 }
+                if title_at.is_none() {
+                    match label {
+                        _ if skip_blanks(rest) != next => title_at = Some(at(next)),
+                        Label::Parallel => parallel = true,
+                        // The label starts after the `[` of `next`.
+                        Label::Story(label) if story.is_none() => {
+                            story = Some(at(next) + 1..at(next) + 1 + label.len());
+                        }
+                        Label::Story(_) | Label::Yours => title_at = Some(at(next)),
+                    }
+                }
+                rest = after;
+                labels.end = at(rest);
             }
         }
-        let title = rest.trim_start();
-        let title = at(title)..at(title) + title.trim_end().len();
-        Some(TaskSpans { box_at, ticked: mark != b' ', id, parallel, story, title })
+        let trimmed = |from: usize| {
+            let text = line.get(from..).unwrap_or_default().trim_start();
+            at(text)..at(text) + text.trim_end().len()
+        };
+        let after_labels = trimmed(at(rest));
+        let title = title_at.map_or_else(|| after_labels.clone(), trimmed);
+        Some(TaskSpans { box_at, ticked: mark != b' ', id, parallel, story, title, labels, after_labels })
     }
 
     /// [`TaskLine::box_at`].
@@ -173,8 +219,31 @@ impl TaskSpans {
             parallel: self.parallel,
             story: self.story.as_ref().map(part),
             title: part(&self.title),
+            labels: part(&self.labels),
+            after_labels: part(&self.after_labels),
         }
     }
+}
+
+/// A label of the run after a Spec Kit task's id.
+enum Label<'a> {
+    /// `[P]`.
+    Parallel,
+    /// `[USn]`: its `USn`.
+    Story(&'a str),
+    /// `[YOU]`, the published speccoder's mark of a task left to a person.
+    Yours,
+}
+
+/// The label at the start of `s`, and the rest after it.
+fn label_at(s: &str) -> Option<(Label<'_>, &str)> {
+    if let Some(after) = s.strip_prefix("[P]") {
+        return Some((Label::Parallel, after));
+    }
+    if let Some(after) = s.strip_prefix("[YOU]") {
+        return Some((Label::Yours, after));
+    }
+    story_label(s).map(|(story, after)| (Label::Story(story), after))
 }
 
 /// A `[USn]` label at the start of `s`: (`USn`, the rest after `]`).
@@ -269,6 +338,61 @@ mod tests {
         assert_eq!(t.title, "[US2] Both");
     }
 
+    /// The published speccoder read every label of the run after the id, `[YOU]` too, and bound
+    /// the last `[USn]`, its title the text after them all: the line exposes that run, and this
+    /// crate's own reading of the same line stays as it was.
+    #[test]
+    fn every_label_of_the_run_is_exposed_for_the_published_reading_beside_this_crate_s_own() {
+        let line = "- [x] T005 [US1][US2] Unit test controller";
+        let t = parse_task_line(Format::SpecKit, line).unwrap();
+        assert_eq!((t.story, t.title), (Some("US1"), "[US2] Unit test controller"));
+        assert_eq!((t.labels, t.after_labels), ("[US1][US2]", "Unit test controller"));
+        assert_eq!(t.story_labels().collect::<Vec<_>>(), ["US1", "US2"]);
+        for (line, ours, title, labels, stories, after) in [
+            (
+                "- [ ] T1 [US1] [P] [US2] [P] x",
+                (Some("US1"), true),
+                "[US2] [P] x",
+                "[US1] [P] [US2] [P]",
+                vec!["US1", "US2"],
+                "x",
+            ),
+            ("- [ ] T1 [US2] [YOU] x", (Some("US2"), false), "[YOU] x", "[US2] [YOU]", vec!["US2"], "x"),
+            (
+                "- [ ] T1 [YOU] [P] [US3] x",
+                (None, false),
+                "[YOU] [P] [US3] x",
+                "[YOU] [P] [US3]",
+                vec!["US3"],
+                "x",
+            ),
+            (
+                "- [ ] T1 [US1]\u{a0}[US2] x",
+                (Some("US1"), false),
+                "[US2] x",
+                "[US1]\u{a0}[US2]",
+                vec!["US1", "US2"],
+                "x",
+            ),
+            (
+                "- [ ] T1 [P] [US4] x [US5]",
+                (Some("US4"), true),
+                "x [US5]",
+                "[P] [US4]",
+                vec!["US4"],
+                "x [US5]",
+            ),
+            ("- [ ] T1 plain", (None, false), "plain", "", vec![], "plain"),
+        ] {
+            let t = parse_task_line(Format::SpecKit, line).unwrap();
+            assert_eq!((t.story, t.parallel), ours, "{line}");
+            assert_eq!((t.title, t.labels, t.after_labels), (title, labels, after), "{line}");
+            assert_eq!(t.story_labels().collect::<Vec<_>>(), stories, "{line}");
+        }
+        let open = parse_task_line(Format::OpenSpec, "- [ ] 1.1 [US1] x").unwrap();
+        assert_eq!((open.labels, open.after_labels, open.story), ("", "[US1] x", None));
+    }
+
     #[test]
     fn an_openspec_line_yields_its_numbered_id_and_title() {
         let t = parse_task_line(Format::OpenSpec, "- [x] 1.2 Add the filter  ").unwrap();
@@ -355,7 +479,8 @@ mod tests {
             "T001", "T12", "T012a", "T1ab", "1.1", "1.2.", "2.10.3", "1.1a", "2.3bc.", "1a", "T", "T01:",
             "Т008", "x",
         ]);
-        let label = prop::sample::select(vec!["[P]", "[US1]", "[US12]", "[US]", "[P", " "]);
+        let label =
+            prop::sample::select(vec!["[P]", "[US1]", "[US12]", "[US]", "[P", " ", "[YOU]", "\u{a0}"]);
         let title = "[ -~\u{a0}\u{2003}é]{0,12}";
         (
             blanks(),
@@ -387,6 +512,13 @@ mod tests {
                 proptest::prop_assert!(line[t.box_at + 2..].trim_start().starts_with(t.id), "{line:?}");
                 proptest::prop_assert_eq!(t.title, t.title.trim());
                 proptest::prop_assert!(line.trim_end().ends_with(t.title), "{line:?}: title {:?}", t.title);
+                // Every label this crate's reading reads is in the run, and the published title
+                // ends this crate's.
+                proptest::prop_assert!(t.title.ends_with(t.after_labels), "{line:?}");
+                proptest::prop_assert!(line.contains(t.labels), "{line:?}");
+                if t.story.is_some() {
+                    proptest::prop_assert_eq!(t.story_labels().next(), t.story, "{:?}", line);
+                }
                 if let Some(story) = t.story {
                     let digits = story.strip_prefix("US").unwrap_or_default();
                     proptest::prop_assert!(!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
@@ -402,6 +534,7 @@ mod tests {
                     (again.id, again.story, again.parallel, again.title, again.ticked),
                     (t.id, t.story, t.parallel, t.title, true)
                 );
+                proptest::prop_assert_eq!((again.labels, again.after_labels), (t.labels, t.after_labels));
             }
         }
     }

@@ -1179,6 +1179,47 @@ fn a_written_keyid_that_does_not_verify_stands_for_no_approval() {
     assert!(checked.status.success(), "{checked}");
 }
 
+/// An approval that would make the covering line longer than a reader takes is refused, naming
+/// the note's largest part (here the signatures the summary line carries, which the note holds
+/// already) and to record the task again (exit 13), as every writer of a note refuses one; and
+/// nothing is written. The line is brought to a few hundred bytes below the cap with signatures
+/// of a kind no verifier checks, which beside Ada's count for nothing, so the note is approvable
+/// as it is.
+#[test]
+fn an_approval_that_would_make_the_note_too_large_for_a_reader_names_its_largest_part_and_writes_nothing() {
+    let s = Signed::new();
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let mut lines = s.p.note_raw_lines(&commit);
+    let last = lines.len() - 1;
+    let mut summary: Value = serde_json::from_slice(&lines[last]).unwrap();
+    // Each entry, `,{"keyid":"pad","sig":"<base64>"}`, takes 25 bytes besides its base64; the
+    // largest signature read is 64 KiB, 87380 bytes of base64 without padding.
+    let (cap, room, most) = (speccoder_attest::model::dsse::MAX_LINE_BYTES, 200, 87_380);
+    let mut left = cap - room - lines[last].len();
+    let signatures = summary["signatures"].as_array_mut().unwrap();
+    while left >= 25 + 4 {
+        let base64 = (left - 25).min(most) / 4 * 4;
+        signatures.push(json!({ "keyid": "pad", "sig": "A".repeat(base64) }));
+        left -= 25 + base64;
+    }
+    let count = signatures.len();
+    lines[last] = serde_json::to_vec(&summary).unwrap();
+    assert!((cap - room - 40..=cap - room).contains(&lines[last].len()), "{}", lines[last].len());
+    s.p.write_note(&commit, &lines);
+    let before = s.p.snapshot();
+
+    let out = s.p.speccoder(&approve_args(&commit, &s.allowed, &s.bob)[..9]).failure(13);
+    for said in [
+        "more than a reader takes".to_owned(),
+        format!("is the signatures the summary line carries ({})", count + 1),
+        "or record the task again".to_owned(),
+        "nothing was approved".to_owned(),
+    ] {
+        assert!(out.stderr.contains(&said), "{said:?} in {out}");
+    }
+    assert_eq!(s.p.snapshot(), before, "nothing approved");
+}
+
 /// An approver whose signing key is a certificate (`--key <key>-cert.pub`, every signature
 /// carrying it): a second `attest approve` finds the approval it made already on the line and
 /// writes nothing.

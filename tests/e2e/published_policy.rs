@@ -134,11 +134,26 @@ fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
 /// the new task-verification line. Both lines are signed by ada when `signed`; otherwise every
 /// line of the note is left unsigned.
 fn as_published(h: &History, commit: &str, digest: &str, version: &str, signed: bool) {
-    let mut lines = h.p.note_raw_lines(commit);
+    rewritten_under(&h.p, &h.ada, commit, (digest, version), signed, |_| {});
+}
+
+/// [`as_published`] in `p`, signed by `ada` when `signed`, the policy digest `digest` and the
+/// recorded `version` whichever recipe they are, the task-verification statement edited by `edit`
+/// too.
+fn rewritten_under(
+    p: &Project,
+    ada: &Key,
+    commit: &str,
+    (digest, version): (&str, &str),
+    signed: bool,
+    edit: impl FnOnce(&mut Value),
+) {
+    let mut lines = p.note_raw_lines(commit);
     let (tv, s) = (index_of(&lines, "/task-verification/v0"), index_of(&lines, "/verification_summary/v1"));
     let mut statement = statement_of(&lines[tv]);
     let old_tv = sha256(&serde_json::to_vec(&statement).unwrap());
     statement["predicate"]["policy_sha256"] = json!(digest);
+    edit(&mut statement);
     let new_tv = sha256(&serde_json::to_vec(&statement).unwrap());
     let mut summary = statement_of(&lines[s]);
     summary["predicate"]["verifier"]["version"] = json!({ "speccoder": version });
@@ -148,8 +163,8 @@ fn as_published(h: &History, commit: &str, digest: &str, version: &str, signed: 
             input["digest"]["sha256"] = json!(new_tv);
         }
     }
-    lines[tv] = h.p.ssh_signed_line(&statement, &h.ada);
-    lines[s] = h.p.ssh_signed_line(&summary, &h.ada);
+    lines[tv] = p.ssh_signed_line(&statement, ada);
+    lines[s] = p.ssh_signed_line(&summary, ada);
     if !signed {
         for l in &mut lines {
             let mut env: Value = serde_json::from_slice(l).unwrap();
@@ -157,7 +172,7 @@ fn as_published(h: &History, commit: &str, digest: &str, version: &str, signed: 
             *l = serde_json::to_vec(&env).unwrap();
         }
     }
-    h.p.write_note(commit, &lines);
+    p.write_note(commit, &lines);
 }
 
 /// Edits the summary of `commit`'s note in place with `f`, keeping its old signatures.
@@ -317,6 +332,72 @@ fn an_edited_version_is_a_policy_mismatch_unsigned_and_a_bad_signature_signed() 
     let (_, report) = verify(&h, &["--accept-unsigned"]);
     let message = tick(&report, T005)["findings"][0]["message"].as_str().unwrap().to_owned();
     assert!(message.contains("the summary records no speccoder version"), "{message}");
+}
+
+/// A task line with two story labels, `T005 [US1][US2] ...` (as a real project writes one): this
+/// crate binds the first, US1, and keeps `[US2]` in the title; the published speccoder read
+/// every label, bound the last, US2, and took the title after them. A note under the published
+/// recipe is judged by that reading (US2's story text, the bare title), ours by our own, and
+/// neither passes for the other.
+#[test]
+fn a_published_note_on_a_line_of_two_story_labels_is_judged_by_the_story_the_published_tool_bound() {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    p.write("speccoder.toml", CONFIG_B);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(p.read(tasks)).unwrap();
+    p.write(tasks, text.replacen("T005 [US1] Implement", "T005 [US1][US2] Implement", 1));
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", "Judge configuration; T005 labelled twice"]);
+    let evidence = write_evidence(&p.scratch.join("t005"), T005, Evidence::Verified);
+    p.attest(T005, &evidence, &[]).success();
+    let commit = p.rev("HEAD");
+    let verified = || {
+        let args = ["attest", "verify", &commit, "--allowed-signers", allowed.to_str().unwrap(), "--json"];
+        let out = p.speccoder(&args);
+        let report: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+        (out.code().unwrap_or(-1), report["ticks"][0].clone())
+    };
+    // Ours: US1's story, `[US2]` in the title.
+    let (code, t) = verified();
+    assert_eq!((code, &t["outcome"]), (0, &json!("evidenced")), "{t:#}");
+    let note = p.note_raw_lines(&commit);
+    let ours = statement_of(&note[index_of(&note, "/task-verification/v0")]);
+    assert_eq!(ours["predicate"]["spec"]["section"], "US1");
+    let title = "Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)";
+    assert_eq!(ours["predicate"]["task"]["title"], format!("[US2] {title}"));
+
+    // US2's story text as "Hashes" cuts it, by hand: its heading up to the next `###`.
+    let spec = String::from_utf8(p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    let from = spec.find("### User Story 2").unwrap();
+    let to = from + spec[from..].find("\n### ").unwrap();
+    let us2 = sha256(&spec.as_bytes()[from..to]);
+    let published_reading = |statement: &mut Value| {
+        statement["predicate"]["task"]["title"] = json!(title);
+        statement["predicate"]["spec"] = json!({ "section": "US2", "section_hash": us2 });
+    };
+    let published = peer_digest(&p, &published_b("0.9.0"));
+    let summary = statement_of(&note[index_of(&note, "/verification_summary/v1")]);
+    let version = summary["predicate"]["verifier"]["version"]["speccoder"].as_str().unwrap().to_owned();
+    let version_free = ours["predicate"]["policy_sha256"].as_str().unwrap().to_owned();
+    rewritten_under(&p, &ada, &commit, (&published, "0.9.0"), true, published_reading);
+    let (code, t) = verified();
+    assert_eq!((code, &t["outcome"]), (0, &json!("evidenced")), "{t:#}");
+    assert_eq!(t["policy"], json!({"recipe": "published", "speccoder_version": "0.9.0"}), "{t:#}");
+
+    // The published recipe over our reading, and ours over the published reading, do not hold.
+    for (recipe, edit) in [(published.as_str(), None), (version_free.as_str(), Some(published_reading))] {
+        p.write_note(&commit, &note);
+        let version = if recipe == published { "0.9.0" } else { version.as_str() };
+        rewritten_under(&p, &ada, &commit, (recipe, version), true, |s| edit.into_iter().for_each(|e| e(s)));
+        let (code, t) = verified();
+        assert_eq!(code, 26, "{t:#}");
+        let found = codes(&t);
+        assert!(found.contains(&"title_mismatch") && found.contains(&"section_hash_mismatch"), "{t:#}");
+    }
 }
 
 /// A decision the published tool wrote (`speccoder task accept`) is one task-verification line,

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::checks::{Checked, disagreement, read_and_agree};
 use super::{CarriedRow, CarryError, RefusedRow, Stop};
-use crate::attest::pipeline::{note_of, sign_all};
+use crate::attest::pipeline::sign_all;
 use crate::attest::provenance::{self, LeakError, Origin};
 use crate::attest::signing::Chosen;
 use crate::attest::statements::{self, Line};
@@ -40,10 +40,9 @@ pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result
     let Checked { old, new, target, verdict, old_note, .. } = checked;
     let payloads = reissue(repo, checked, &now_rfc3339())?;
     let (envelopes, _, _) = sign_all(&payloads, chosen)?;
-    let note = note_of(&envelopes).map_err(|too_large| {
-        let named = payloads.iter().map(|l| l.name.as_str()).zip(&envelopes);
-        provenance::naming_largest_part(too_large, named, |_, _| Origin::Note(old.id.to_string()))
-    })?;
+    let lines: Vec<Vec<u8>> = envelopes.iter().map(Envelope::to_line).collect();
+    let named = payloads.iter().map(|l| l.name.as_str()).zip(&envelopes);
+    let note = provenance::rewritten_note(&lines, &old.id.to_string(), named)?;
     let new_sha256 = commit_object_sha256(repo, new.id)?;
     let (_, findings) = read_and_agree(repo, &note, new, target, verdict.as_deref(), &new_sha256);
     if let Some(reason) = disagreement(&findings) {
