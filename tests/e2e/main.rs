@@ -17,6 +17,7 @@ mod help;
 mod hostile_remote;
 mod opening;
 mod policy;
+mod project_format;
 mod published_policy;
 mod published_shapes;
 mod quoted_json;
