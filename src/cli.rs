@@ -80,7 +80,7 @@ pub enum Command {
     /// set the held-out store does not hold, that was stored for another task or whose files or
     /// manifest changed since (the digest is named), a `--held-out-store` that does not exist or is
     /// not a directory, spec file, bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
-    /// `[attest.sigstore]` too), identity, signer, key or Sigstore service URL, `commit.gpgsign`
+    /// `[attest.sigstore]` too; a unit of another format than its `[spec] format`), identity, signer, key or Sigstore service URL, `commit.gpgsign`
     /// set and git's own key unable to sign the commit, a statement that would leak, or a
     /// `tasks.md` conversion (line endings, a filter driver) that fails or a
     /// `working-tree-encoding` that cannot be written back as git writes it (such as
@@ -136,7 +136,8 @@ pub enum Command {
     /// one longer than 2000 characters, an empty `--by` or one longer than 200 characters; 13 no
     /// name (no `--by` given and no `user.name`), a `user.name` (the default of `--by`) that holds
     /// no name that can be shown or is longer than 200 characters, a bad spec file,
-    /// `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a reason that would leak
+    /// `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's own
+    /// key under `commit.gpgsign` too), a reason that would leak
     /// a secret or a local path, a `tasks.md` conversion (line endings, a filter driver, a
     /// `working-tree-encoding`) that fails or is refused; 14 repository state: detached HEAD,
     /// unborn branch, a branch whose name is not UTF-8 (named, with the `git branch -m` that
@@ -168,7 +169,8 @@ pub enum Command {
     /// reason or one longer than 2000 characters, an empty `--by` or one longer than 200
     /// characters; 13 no name (no `--by` given and no `user.name`), a `user.name` (the default of
     /// `--by`) that holds no name that can be shown or is longer than 200 characters, a bad spec
-    /// file, `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a unit or task
+    /// file, `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's
+    /// own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
     /// at HEAD, a task of an archived OpenSpec change (or of one `openspec archive` moved in the
     /// work tree, not committed yet: commit it, or bring the change's directory back), a unit in
@@ -327,7 +329,9 @@ pub enum HeldOutSub {
     /// passes the 250 bytes a reference's name may hold (its set could never be published; see
     /// `skip`), or a damaged set
     /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`), a symbolic link to nothing (named, with what to do),
-    /// or cannot be created, or a store that cannot be written; 14 unborn branch; 1 internal error.
+    /// or cannot be created, or a store that cannot be written, a `speccoder.toml` at HEAD that
+    /// cannot be read or whose `[spec]` is malformed or names another format than the unit's; 14
+    /// unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
@@ -362,7 +366,9 @@ pub enum HeldOutSub {
     /// task names a set (nothing is written), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
     /// set and the path; nothing is written), a unit whose escaped name passes the 250 bytes a
-    /// reference's name may hold (named; nothing is written); 14 unborn branch, a shallow clone holding a stored
+    /// reference's name may hold (named; nothing is written), with `--unit`, a `speccoder.toml` at
+    /// HEAD that cannot be read or whose `[spec]` is malformed or names another format than the
+    /// unit's; 14 unborn branch, a shallow clone holding a stored
     /// set that no task commit above its boundary names (one below may: fetch the whole history;
     /// nothing is written), the ref kept moving or stayed locked (the message names the lock file
     /// to remove if no command holds it), a refs/speccoder/held-out/<unit> that names a blob, a
@@ -448,14 +454,17 @@ pub struct SignedRunArgs {
 // Signer selection, shared by every command that signs.
 #[derive(Debug, Args, Clone)]
 pub struct SigningArgs {
-    /// ssh, openpgp, sigstore, none, or git (also auto: git's gpg.format and user.signingKey); else `[attest] signer` in speccoder.toml.
+    /// ssh, openpgp, sigstore, none, or git (also auto: git's gpg.format and user.signingKey); else --key signs, else `[attest] signer` in speccoder.toml.
     #[arg(long, value_name = "BACKEND")]
     pub signer: Option<String>,
     /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
     /// `key::ssh-ed25519 AAAA...` literal. OpenPGP: a secret key file (signed in-process), or a
     /// key id, fingerprint or user id in gpg's keyring (signed by gpg). Overrides git's
-    /// user.signingKey for the note's lines (never for a commit commit.gpgsign signs); without
-    /// gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
+    /// user.signingKey for the note's lines (never for a commit commit.gpgsign signs). Without
+    /// --signer it signs whatever speccoder.toml says (`[attest] signer = "none"` or "sigstore",
+    /// `sign_at = "later"`): as an SSH key where `[attest] signer` is "ssh", as an OpenPGP key
+    /// where it is "openpgp", else as gpg.format says (unset: an SSH key means SSH, anything else
+    /// OpenPGP).
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
     /// Where keyless signing sends what.
@@ -517,7 +526,7 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`),
-    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed; 14
+    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed (or whose `[spec]` is); 14
     /// unborn branch, a shallow clone without the commit's parent (nothing signed), not a task
     /// commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line to sign that already carries the 16 signatures a line may,
     /// or a keyless signer's summary carrying a Sigstore bundle that does not verify (nothing
@@ -636,8 +645,10 @@ pub enum AttestSub {
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
     /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer,
-    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed, a note the
-    /// approval would make larger than a reader takes (its largest part named; nothing written); 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed (or whose
+    /// `[spec]` is), a note the approval would make larger than a reader takes (its largest part
+    /// named; nothing written); 14 unborn branch, a shallow clone without REV's parent (nothing
+    /// written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
@@ -768,7 +779,7 @@ pub enum AttestSub {
     /// again), the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
     /// trust file that is unusable, bad signer or key, a `speccoder.toml` at HEAD whose `[attest]`
-    /// turns attestation off or is malformed, a statement that would leak; 2 unknown
+    /// turns attestation off or is malformed (or whose `[spec]` is), a statement that would leak; 2 unknown
     /// revisions, a `--rewritten` input that is not `<old> <new>` lines of full commit ids (the
     /// first such line named by its number; not UTF-8 text, over 16 MiB), or whose new commit is
     /// not in the repository; 14 `--from` without a note, the notes ref locked by another command;

@@ -1,6 +1,8 @@
 //! The project's configuration as the producer reads it: `speccoder.toml` as committed (its judge
-//! configuration, hashed into every statement, and its `[attest]` table, read as the published
-//! speccoder reads it), and the signer a command line or `[attest] signer` names.
+//! configuration, hashed into every statement, and its `[attest]` and `[spec]` tables, read as the
+//! published speccoder reads them), and the signer a command line or `[attest] signer` names.
+//! Whatever of the file an error quotes (a key, a value) is quoted through [`Quoted`]: on one
+//! line, escaped and cut short, for the file is anyone's to write.
 
 use gix::ObjectId;
 
@@ -8,7 +10,8 @@ use crate::check::policy::{ConfigFileError, config_file};
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::policy::{self, CONFIG_FILE};
-use crate::model::shown::one_line;
+use crate::model::shown::Quoted;
+use crate::spec::{self, Format, SourceTree};
 
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,9 +35,9 @@ pub enum SignerChoice {
 /// A signer name that is not one of speccoder's.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignerParseError {
-    /// A name speccoder does not know.
-    #[error("unknown signer `{}`; use one of: git (or auto), ssh, openpgp, sigstore, none", one_line(.0))]
-    Unknown(String),
+    /// A name speccoder does not know (as a message quotes it).
+    #[error("unknown signer `{0}`; use one of: git (or auto), ssh, openpgp, sigstore, none")]
+    Unknown(Quoted),
     /// `sigstore`, in a build without it.
     #[error("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)]
     NotBuilt,
@@ -54,7 +57,7 @@ impl SignerChoice {
             "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
             "sigstore" => Err(SignerParseError::NotBuilt),
             "none" => Ok(SignerChoice::None),
-            other => Err(SignerParseError::Unknown(other.to_owned())),
+            other => Err(SignerParseError::Unknown(other.into())),
         }
     }
 }
@@ -133,10 +136,9 @@ pub enum AttestKeyProblem {
     Signer(SignerParseError),
     /// `signer` names no signer the file takes (`gpg` included, which the published tool refuses).
     #[error(
-        "unknown signer `{}`; write \"git\" (git's own key), \"sigstore\" or \"none\" (the values the published speccoder takes too); choose ssh or openpgp with --signer or git's `gpg.format` instead",
-        one_line(.0)
+        "unknown signer `{0}`; write \"git\" (git's own key), \"sigstore\" or \"none\" (the values the published speccoder takes too); choose ssh or openpgp with --signer or git's `gpg.format` instead"
     )]
-    UnknownSigner(String),
+    UnknownSigner(Quoted),
     /// `sign_at` is neither `tick` nor `later`.
     #[error("must be \"tick\" or \"later\"")]
     SignAt,
@@ -159,6 +161,35 @@ pub enum AttestKeyProblem {
     SigstoreNotAString,
 }
 
+/// What is wrong with a key of `[spec]`, which the published speccoder reads to know the project's
+/// format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecKeyProblem {
+    /// `spec` is not a table.
+    #[error(
+        "it must be a table (`[spec]` with `format = \"speckit\"` or `format = \"openspec\"` on the line below), not a value"
+    )]
+    NotATable,
+    /// A key the published tool does not read there.
+    #[error(
+        "unknown key; [spec] holds `format` alone, and the published speccoder refuses the whole file with any other: remove it"
+    )]
+    Unknown,
+    /// `format` is not a string.
+    #[error("must be a string: \"speckit\" or \"openspec\"")]
+    NotAString,
+    /// `format` names no format.
+    #[error(
+        "`{0}` is no spec format; write \"speckit\" (Spec Kit: features under specs/) or \"openspec\" (OpenSpec: changes under openspec/changes/), or remove the key to look each unit up in both"
+    )]
+    UnknownFormat(Quoted),
+    /// `format = "kiro"`: a format the published tool knows, and neither it nor this one runs.
+    #[error(
+        "\"kiro\" says the project is written as Kiro specs (.kiro/specs/), which speccoder neither reads nor ticks; it writes evidence for Spec Kit (\"speckit\") and OpenSpec (\"openspec\") projects only: name one of those, or remove the key"
+    )]
+    Kiro,
+}
+
 /// Why the project's configuration stops a command that writes evidence.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -176,12 +207,35 @@ pub enum ConfigError {
         source: ConfigFileError,
     },
     /// A key of `[attest]` is unknown or has a value it does not take.
-    #[error("{} in {CONFIG_FILE}: {problem}", key_shown(.key))]
+    #[error("{} in {CONFIG_FILE}: {problem}", key_shown("attest", .key.as_ref()))]
     Attest {
-        /// The key (empty when `attest` itself is not a table).
-        key: String,
+        /// The key as a message quotes it (`None` when `attest` itself is not a table).
+        key: Option<Quoted>,
         /// What is wrong with it.
         problem: AttestKeyProblem,
+    },
+    /// A key of `[spec]` is unknown or has a value it does not take.
+    #[error("{} in {CONFIG_FILE}: {problem}", key_shown("spec", .key.as_ref()))]
+    Spec {
+        /// The key as a message quotes it (`None` when `spec` itself is not a table).
+        key: Option<Quoted>,
+        /// What is wrong with it.
+        problem: SpecKeyProblem,
+    },
+    /// The project names its format (`[spec] format`), and the unit named is the other format's.
+    #[error(
+        "unit `{unit}` is {} (`{dir}/`), but {CONFIG_FILE} says this project is written in {} (`[spec] format = \"{chosen}\"`), whose units are {}: name one of those, or, if the project is written in {}, set `[spec] format = \"{found}\"` (or remove the key) in {CONFIG_FILE} and commit it",
+        unit_kind(*.found), .chosen.display_name(), units_place(*.chosen), .found.display_name()
+    )]
+    OtherFormat {
+        /// The unit named, as a message quotes it.
+        unit: Quoted,
+        /// Its directory.
+        dir: String,
+        /// The format it is in.
+        found: Format,
+        /// The format `[spec] format` names.
+        chosen: Format,
     },
     /// The project turned attestation off.
     #[error(
@@ -190,10 +244,29 @@ pub enum ConfigError {
     Disabled,
 }
 
-/// How [`ConfigError::Attest`] names its key: `[attest] <key>`, or `attest` itself.
-fn key_shown(key: &str) -> String {
-    // A key is the file's text, which can hold a line break: quoted on one line.
-    if key.is_empty() { "`attest`".to_owned() } else { format!("`[attest] {}`", one_line(key)) }
+/// What a unit of `format` is, with its article, for a message.
+fn unit_kind(format: Format) -> &'static str {
+    match format {
+        Format::SpecKit => "a Spec Kit feature",
+        Format::OpenSpec => "an OpenSpec change",
+    }
+}
+
+/// Where the units of `format` are, for a message.
+fn units_place(format: Format) -> &'static str {
+    match format {
+        Format::SpecKit => "the features under `specs/`",
+        Format::OpenSpec => "the changes under `openspec/changes/`",
+    }
+}
+
+/// How [`ConfigError::Attest`] and [`ConfigError::Spec`] name their key: `[<table>] <key>`, or
+/// the table itself.
+fn key_shown(table: &str, key: Option<&Quoted>) -> String {
+    match key {
+        Some(key) => format!("`[{table}] {key}`"),
+        None => format!("`{table}`"),
+    }
 }
 
 impl ExitClass for ConfigError {
@@ -202,6 +275,8 @@ impl ExitClass for ConfigError {
             ConfigError::Git(e) | ConfigError::Policy { source: ConfigFileError::Unread(e), .. } => e.class(),
             ConfigError::Policy { source: ConfigFileError::Unusable(_), .. }
             | ConfigError::Attest { .. }
+            | ConfigError::Spec { .. }
+            | ConfigError::OtherFormat { .. }
             | ConfigError::Disabled => Class::Config,
         }
     }
@@ -216,8 +291,9 @@ impl ExitClass for ConfigError {
 pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, ConfigError> {
     let mut config = AttestConfig { enabled: true, signer: SignerChoice::Auto, sign_later: false };
     let Some(section) = policy.and_then(|t| t.get("attest")) else { return Ok(config) };
-    let bad = |key: &str, problem| ConfigError::Attest { key: key.to_owned(), problem };
-    let table = section.as_table().ok_or_else(|| bad("", AttestKeyProblem::NotATable))?;
+    let bad = |key: &str, problem| ConfigError::Attest { key: Some(key.into()), problem };
+    let not_a_table = ConfigError::Attest { key: None, problem: AttestKeyProblem::NotATable };
+    let table = section.as_table().ok_or(not_a_table)?;
     if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.contains(&k.as_str())) {
         return Err(bad(unknown, AttestKeyProblem::Unknown));
     }
@@ -247,7 +323,7 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
 fn file_signer(name: &str) -> Result<SignerChoice, AttestKeyProblem> {
     match name {
         "auto" => Err(AttestKeyProblem::AutoInFile),
-        "gpg" => Err(AttestKeyProblem::UnknownSigner(name.to_owned())),
+        "gpg" => Err(AttestKeyProblem::UnknownSigner(name.into())),
         _ => SignerChoice::parse(name).map_err(|e| match e {
             SignerParseError::Unknown(other) => AttestKeyProblem::UnknownSigner(other),
             not_built @ SignerParseError::NotBuilt => AttestKeyProblem::Signer(not_built),
@@ -275,14 +351,74 @@ fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProble
     Ok(())
 }
 
-/// Refuses to write evidence in a project that turned attestation off (`[attest] enabled =
-/// false` in `policy`, speccoder.toml at HEAD); otherwise its `[attest]`, read whole.
+/// `[spec] format` of `policy` (speccoder.toml as committed): the one format the project's units
+/// are written in, as the published speccoder reads it, or `None` when the file names none.
+/// `[spec]` holds `format` alone; a table without it names no format.
 ///
 /// # Errors
-/// [`ConfigError::Disabled`], or a malformed `[attest]`.
-pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<AttestConfig, ConfigError> {
-    let config = attest_config(policy)?;
-    if config.enabled { Ok(config) } else { Err(ConfigError::Disabled) }
+/// [`ConfigError::Spec`] naming the key: `spec` that is no table, another key, a value that is
+/// not a string or names no format, or `kiro`, which neither tool runs.
+pub fn spec_format(policy: Option<&toml::Table>) -> Result<Option<Format>, ConfigError> {
+    let Some(section) = policy.and_then(|t| t.get("spec")) else { return Ok(None) };
+    let bad = |key: &str, problem| ConfigError::Spec { key: Some(key.into()), problem };
+    let not_a_table = ConfigError::Spec { key: None, problem: SpecKeyProblem::NotATable };
+    let table = section.as_table().ok_or(not_a_table)?;
+    if let Some(unknown) = table.keys().find(|k| k.as_str() != "format") {
+        return Err(bad(unknown, SpecKeyProblem::Unknown));
+    }
+    let Some(format) = table.get("format") else { return Ok(None) };
+    match format.as_str() {
+        Some("speckit") => Ok(Some(Format::SpecKit)),
+        Some("openspec") => Ok(Some(Format::OpenSpec)),
+        Some("kiro") => Err(bad("format", SpecKeyProblem::Kiro)),
+        Some(other) => Err(bad("format", SpecKeyProblem::UnknownFormat(other.into()))),
+        None => Err(bad("format", SpecKeyProblem::NotAString)),
+    }
+}
+
+/// What a writer of evidence takes from `speccoder.toml` at HEAD: its `[attest]`, and the format
+/// its `[spec]` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterConfig {
+    /// `[attest]`.
+    pub attest: AttestConfig,
+    /// `[spec] format`.
+    pub format: Option<Format>,
+}
+
+/// Refuses `unit` when `tree` holds it in another format than `format`, the one the project's
+/// `speccoder.toml` names (`[spec] format`): read as the published speccoder reads the file, the
+/// other format's units are no part of the project. The unit is found as everywhere else
+/// ([`spec::locate_unit`], in either format, as a verifier finds the unit a tick names, whatever
+/// the checked tree's configuration says): a name both formats hold stays ambiguous, and whatever
+/// else is wrong with the name is left to the reader of its task to say.
+///
+/// # Errors
+/// [`ConfigError::OtherFormat`], naming the unit's directory and what to do.
+pub fn ensure_unit_format(
+    format: Option<Format>,
+    tree: &dyn SourceTree,
+    unit: &str,
+) -> Result<(), ConfigError> {
+    let Some(chosen) = format else { return Ok(()) };
+    match spec::locate_unit(tree, unit) {
+        Ok(loc) if loc.format != chosen => {
+            Err(ConfigError::OtherFormat { unit: unit.into(), dir: loc.dir, found: loc.format, chosen })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses to write evidence in a project that turned attestation off (`[attest] enabled =
+/// false` in `policy`, speccoder.toml at HEAD); otherwise its `[attest]` and `[spec]`, each read
+/// whole.
+///
+/// # Errors
+/// [`ConfigError::Disabled`], or a malformed `[attest]` or `[spec]`.
+pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<WriterConfig, ConfigError> {
+    let attest = attest_config(policy)?;
+    let format = spec_format(policy)?;
+    if attest.enabled { Ok(WriterConfig { attest, format }) } else { Err(ConfigError::Disabled) }
 }
 
 /// The policy hash and the parsed configuration of `speccoder.toml` in `commit`'s tree.
@@ -337,6 +473,68 @@ mod tests {
             assert!(!err.contains('\n'), "no line of its own for the file's text: {err}");
             assert!(err.contains("\\n"), "the break shown as an escape: {err}");
         }
+    }
+
+    #[test]
+    fn a_key_or_a_signer_of_the_file_is_quoted_cut_short_whatever_its_length() {
+        let huge = "x".repeat(100_000);
+        for text in [
+            format!("[attest]\nsigner = \"{huge}\"\n"),
+            format!("[attest]\n{huge} = 1\n"),
+            format!("[attest.sigstore]\n{huge} = 1\n"),
+            format!("[spec]\nformat = \"{huge}\"\n"),
+            format!("[spec]\n{huge} = 1\n"),
+        ] {
+            let table = text.parse::<toml::Table>().expect("TOML");
+            let err = ensure_enabled(Some(&table)).unwrap_err().to_string();
+            assert!(err.len() < 1_000 && err.contains("x…"), "{} bytes: {}", err.len(), &err[..200]);
+        }
+        let err = SignerChoice::parse(&huge).unwrap_err().to_string();
+        assert!(err.len() < 1_000 && err.contains("x…"), "--signer's value too: {} bytes", err.len());
+    }
+
+    #[test]
+    fn spec_format_is_read_as_the_published_tool_reads_it() {
+        let format = |text: &str| spec_format(Some(&text.parse::<toml::Table>().expect("TOML")));
+        assert_eq!(format("").unwrap(), None);
+        assert_eq!(format("[spec]\n").unwrap(), None);
+        assert_eq!(format("[spec]\nformat = \"speckit\"\n").unwrap(), Some(Format::SpecKit));
+        assert_eq!(format("[spec]\nformat = \"openspec\"\n").unwrap(), Some(Format::OpenSpec));
+        for (text, says) in [
+            ("spec = 1\n", "`spec` in speccoder.toml: it must be a table"),
+            ("[spec]\nname = \"x\"\n", "`[spec] name` in speccoder.toml: unknown key"),
+            ("[spec]\nformat = true\n", "`[spec] format` in speccoder.toml: must be a string"),
+            ("[spec]\nformat = \"SpecKit\"\n", "`SpecKit` is no spec format; write \"speckit\""),
+            ("[spec]\nformat = \"kiro\"\n", "which speccoder neither reads nor ticks"),
+        ] {
+            let err = format(text).unwrap_err();
+            assert_eq!(err.class(), Class::Config, "{text}");
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_unit_of_the_other_format_than_the_project_s_is_refused_naming_its_directory_and_the_remedy() {
+        let tree = crate::spec::MemTree::from_files([
+            ("specs/001-tags/tasks.md", "- [ ] T001 a\n"),
+            ("openspec/changes/add-filter/tasks.md", "- [ ] 1.1 a\n"),
+        ])
+        .unwrap();
+        let only = |format, unit| ensure_unit_format(Some(format), &tree, unit);
+        assert!(only(Format::SpecKit, "001-tags").is_ok() && only(Format::OpenSpec, "add-filter").is_ok());
+        assert!(ensure_unit_format(None, &tree, "add-filter").is_ok());
+        assert!(only(Format::SpecKit, "no-such-unit").is_ok(), "the task's reader says it is unknown");
+        let err = only(Format::SpecKit, "add-filter").unwrap_err();
+        assert_eq!(err.class(), Class::Config);
+        let err = err.to_string();
+        assert!(
+            err.starts_with("unit `add-filter` is an OpenSpec change (`openspec/changes/add-filter/`)"),
+            "{err}"
+        );
+        assert!(err.contains("written in Spec Kit (`[spec] format = \"speckit\"`), whose units are the features under `specs/`"), "{err}");
+        assert!(err.contains("set `[spec] format = \"openspec\"` (or remove the key)"), "{err}");
+        let err = only(Format::OpenSpec, "001-tags").unwrap_err().to_string();
+        assert!(err.starts_with("unit `001-tags` is a Spec Kit feature (`specs/001-tags/`)"), "{err}");
     }
 
     #[test]

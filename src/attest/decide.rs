@@ -385,7 +385,8 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     let (unit, task_id) = listed_target(&req.target)?;
     let decider = decider(repo, req)?;
     let begun = tick::begin(repo)?;
-    ensure_enabled(repo, begun.head)?;
+    let format = ensure_enabled(repo, begun.head)?;
+    config::ensure_unit_format(format, &repo.tree(begun.staged), unit)?;
     let (pending, facts) = match begun.open_task(&req.target, unit, task_id)? {
         Opened::Pending(pending, facts) => (*pending, *facts),
         Opened::Completed { commit, branch } => {
@@ -441,11 +442,11 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     ))
 }
 
-/// Refuses a decision in a project that turned attestation off (`[attest] enabled = false`).
-fn ensure_enabled(repo: &Repo, head: ObjectId) -> Result<(), DecideError> {
+/// Refuses a decision in a project that turned attestation off (`[attest] enabled = false`);
+/// otherwise the format the project names (`[spec] format`).
+fn ensure_enabled(repo: &Repo, head: ObjectId) -> Result<Option<spec::Format>, DecideError> {
     let (_, policy) = read_policy(repo, head)?;
-    config::ensure_enabled(policy.as_ref())?;
-    Ok(())
+    Ok(config::ensure_enabled(policy.as_ref())?.format)
 }
 
 /// Records a skip of an open task on a commit of HEAD's tree outside the branch, referenced by
@@ -463,9 +464,10 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
         Head::Unborn(name) => return Err(TickError::Unborn(name.to_string()).into()),
     };
     repo.check_notes_ref(NOTES_REF)?;
-    ensure_enabled(repo, head)?;
+    let format = ensure_enabled(repo, head)?;
     let tree = repo.commit_tree(head)?;
     tick::refuse_uncommitted_archive(repo, &index, &req.target, unit, None)?;
+    config::ensure_unit_format(format, &repo.tree(tree), unit)?;
     let facts = tick::read_task_in(repo, tree, unit, task_id, tick::Tree::Head)?;
     tick::refuse_archived(&req.target, &facts)?;
     if facts.ticked {

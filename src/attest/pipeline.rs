@@ -198,7 +198,8 @@ fn open<'r>(repo: &'r Repo, req: &AttestRequest) -> Result<Start<'r>, AttestErro
     let mut loaded = evidence::load(&req.evidence, &req.target)?;
     let begun = tick::begin(repo)?;
     let (policy_sha256, config) = read_policy(repo, begun.head)?;
-    config::ensure_enabled(config.as_ref())?;
+    let format = config::ensure_enabled(config.as_ref())?.format;
+    config::ensure_unit_format(format, &repo.tree(begun.staged), unit)?;
     let (pending, facts) = match spec::TaskId::parse(task_id)? {
         // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
         spec::TaskId::Bug(slug) => {

@@ -21,9 +21,11 @@ use crate::sign::{KeySetting, SignError, Signer};
 /// through [`resolve`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SignerRequest {
-    /// `--signer`; `None`: as `[attest] signer` in speccoder.toml at HEAD says, else git's key.
+    /// `--signer`; `None`: `--key` when given, else as `[attest] signer` in speccoder.toml at
+    /// HEAD says, else git's key.
     pub signer: Option<SignerChoice>,
-    /// `--key`: a key file or `key::` literal overriding `user.signingKey`.
+    /// `--key`: a key file or `key::` literal overriding `user.signingKey`; without `--signer` it
+    /// signs, whatever signer the checked-in file names ([`resolve`]).
     pub key: Option<String>,
     /// `--sigstore-*`: where keyless signing may send the identity token.
     pub sigstore: SigstoreFlags,
@@ -53,6 +55,10 @@ pub enum SignerError {
     /// The configured key is broken, or cannot sign.
     #[error("signing key: {0}")]
     Sign(#[from] SignError),
+    /// `--key` without `--signer` cannot sign as the kind the file or git's `gpg.format` made it,
+    /// and reads as a key of the other kind.
+    #[error(transparent)]
+    KeyKind(Box<KeyKindError>),
     /// git's configuration of signing cannot be read (a value that must be text is not UTF-8).
     #[error(transparent)]
     Git(#[from] GitError),
@@ -65,11 +71,32 @@ pub enum SignerError {
     SigstoreUrl(#[from] crate::attest::service_url::ServiceUrlError),
 }
 
+/// `--key` given without `--signer` cannot sign as the kind of key the checked-in file's
+/// `[attest] signer` (`ssh`, `openpgp`) or git's `gpg.format` made it, and reads as a key of the
+/// other kind: the message says which `--signer` signs with it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "signing key: {source}; --key was used as {taken} key because {why}, and it reads as {reads} key: pass `--signer {flag}` with --key to sign with it as one"
+)]
+pub struct KeyKindError {
+    /// Why it cannot sign as the kind it was used as.
+    pub source: SignError,
+    /// The kind it was used as, with its article.
+    pub taken: &'static str,
+    /// Who chose that kind.
+    pub why: &'static str,
+    /// The kind it reads as, with its article.
+    pub reads: &'static str,
+    /// The `--signer` value of that kind.
+    pub flag: &'static str,
+}
+
 impl ExitClass for SignerError {
     fn class(&self) -> Class {
         match self {
             SignerError::Config(e) => e.class(),
             SignerError::Sign(e) => e.class(),
+            SignerError::KeyKind(e) => e.source.class(),
             SignerError::Git(e) => e.class(),
             SignerError::Parse(_) | SignerError::SigstoreUrlInPolicy(_) => Class::Config,
             #[cfg(feature = "sigstore")]
@@ -79,24 +106,67 @@ impl ExitClass for SignerError {
 }
 
 /// The one resolution of the signer of every command that writes a note's signatures, after the
-/// project's `[attest]` (speccoder.toml at HEAD) is read whole, whatever `--signer` says: a
-/// malformed one or `enabled = false` stops the command ([`config::ensure_enabled`]). The signer is
-/// `--signer` when given, else `[attest] signer` (a tick of a project that signs later,
-/// `sign_at = "later"`, is written unsigned unless `--key` names a key to sign with now), else
-/// git's own key, as `git commit -S` finds it ([`choose`]).
+/// project's `[attest]` and `[spec]` (speccoder.toml at HEAD) are read whole, whatever `--signer`
+/// says: a malformed one or `enabled = false` stops the command ([`config::ensure_enabled`]). The
+/// signer is, first to last:
+///
+/// 1. `--signer` when given (with `--key`, or git's key);
+/// 2. else `--key`: the person's own key signs, whatever the checked-in file says (its `signer =
+///    "none"` or `"sigstore"` never turns a key the person named into no signature or into a
+///    keyless one, nor does `sign_at = "later"`). The file chooses at most the kind of key it is
+///    read as: SSH for `signer = "ssh"`, OpenPGP for `"openpgp"`; otherwise as git reads one
+///    (`gpg.format`, else the kind the key itself is of). A key that cannot sign as that kind and
+///    reads as the other is refused saying which `--signer` signs with it;
+/// 3. else `[attest] signer` (a tick of a project that signs later, `sign_at = "later"`, is
+///    written unsigned);
+/// 4. else git's own key, as `git commit -S` finds it ([`choose`]).
 ///
 /// # Errors
-/// A malformed `[attest]`, attestation turned off, a signer asked for by name that has no key, a
-/// configured key that is broken, a Sigstore service the checked-in file or an unusable URL
-/// chooses.
+/// A malformed `[attest]` or `[spec]`, attestation turned off, a signer asked for by name that
+/// has no key, a configured key that is broken, a Sigstore service the checked-in file or an
+/// unusable URL chooses.
 pub fn resolve(repo: &Repo, req: &SignerRequest, moment: Moment) -> Result<Chosen, SignerError> {
-    let attest = config::ensure_enabled(config::policy_at_head(repo)?.as_ref())?;
-    let choice = match req.signer {
-        Some(flag) => flag,
-        None if moment == Moment::Tick && attest.sign_later && req.key.is_none() => SignerChoice::Later,
-        None => attest.signer,
+    let attest = config::ensure_enabled(config::policy_at_head(repo)?.as_ref())?.attest;
+    let key = req.key.as_deref();
+    let choice = match (req.signer, key) {
+        (Some(flag), _) => flag,
+        (None, Some(_)) => match attest.signer {
+            kind @ (SignerChoice::Ssh | SignerChoice::OpenPgp) => kind,
+            _ => SignerChoice::Auto,
+        },
+        (None, None) if moment == Moment::Tick && attest.sign_later => SignerChoice::Later,
+        (None, None) => attest.signer,
     };
-    choose(repo, choice, req.key.as_deref(), &req.sigstore)
+    let chosen = choose(repo, choice, key, &req.sigstore);
+    match (chosen, key) {
+        (Err(SignerError::Sign(e)), Some(key)) if req.signer.is_none() => {
+            Err(kind_advice(repo, choice, key, e))
+        }
+        (chosen, _) => chosen,
+    }
+}
+
+/// `e`, the failure of `--key` given without `--signer` to sign as the kind `choice` (the file's
+/// `ssh` or `openpgp`, or git's `gpg.format`) made it, with which `--signer` signs with it when it
+/// reads as a key of the other kind ([`SignerError::KeyKind`]).
+fn kind_advice(repo: &Repo, choice: SignerChoice, key: &str, e: SignError) -> SignerError {
+    let (taken_as_ssh, why) = match choice {
+        SignerChoice::Ssh => (true, "speccoder.toml says `[attest] signer = \"ssh\"`"),
+        SignerChoice::OpenPgp => (false, "speccoder.toml says `[attest] signer = \"openpgp\"`"),
+        // Without gpg.format the key's own kind chose: it cannot read as the other.
+        _ if !repo.config_is_set("gpg.format") => return e.into(),
+        _ => match GitFormat::of(repo) {
+            Ok(GitFormat::Ssh) => (true, "git's `gpg.format` is `ssh`"),
+            Ok(GitFormat::OpenPgp) => (false, "git's `gpg.format` is `openpgp`"),
+            _ => return e.into(),
+        },
+    };
+    if looks_like_ssh_key(key) == taken_as_ssh {
+        return e.into();
+    }
+    let (taken, reads, flag) =
+        if taken_as_ssh { ("an SSH", "an OpenPGP", "openpgp") } else { ("an OpenPGP", "an SSH", "ssh") };
+    SignerError::KeyKind(Box::new(KeyKindError { source: e, taken, why, reads, flag }))
 }
 
 /// Where keyless signing may send the identity token, as the person signing said on the command
@@ -151,7 +221,7 @@ pub enum Chosen {
 pub enum Unsigned {
     /// `--signer none`, or `[attest] signer = "none"`.
     #[error(
-        "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose; `--signer ssh|openpgp|sigstore` signs them anyway"
+        "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose; `--key KEY` or `--signer ssh|openpgp|sigstore` signs them anyway"
     )]
     Asked,
     /// `[attest] sign_at = "later"`.
@@ -556,7 +626,9 @@ mod tests {
             for (req, moment) in requests.iter().flat_map(|r| [(r, Moment::Tick), (r, Moment::Later)]) {
                 let refused = match resolve(&fx.repo(), req, moment) {
                     Err(SignerError::Config(ConfigError::Disabled)) => disabled,
-                    Err(SignerError::Config(ConfigError::Attest { key, .. })) => !disabled && key == "bogus",
+                    Err(SignerError::Config(ConfigError::Attest { key: Some(key), .. })) => {
+                        !disabled && key.to_string() == "bogus"
+                    }
                     _ => false,
                 };
                 assert!(refused, "{text:?}, {req:?}, {moment:?}");
@@ -567,5 +639,31 @@ mod tests {
             resolve(&fx.repo(), &requests[1], Moment::Later),
             Ok(Chosen::Unsigned(Unsigned::Asked))
         ));
+    }
+
+    #[test]
+    fn a_key_without_signer_is_chosen_over_the_file_s_none_sigstore_and_later_for_every_moment() {
+        let fx = Fixture::new();
+        let key = crate::sign::ssh::test_support::keygen(fx.home(), "ada", "ed25519");
+        let with_key =
+            SignerRequest { key: Some(key.to_str().unwrap().to_owned()), ..SignerRequest::default() };
+        for text in [
+            "[attest]\nsigner = \"none\"\n",
+            "[attest]\nsigner = \"sigstore\"\n",
+            "[attest]\nsign_at = \"later\"\nsigner = \"none\"\n",
+            "[attest]\nsigner = \"ssh\"\n",
+        ] {
+            fx.commit_file("speccoder.toml", text, "config");
+            for moment in [Moment::Tick, Moment::Later] {
+                let Ok(Chosen::Signer(signer)) = resolve(&fx.repo(), &with_key, moment) else {
+                    panic!("{text:?}, {moment:?}: the key given does not sign");
+                };
+                assert!(signer.describe().starts_with("ssh "), "{text:?}: {}", signer.describe());
+            }
+        }
+        fx.commit_file("speccoder.toml", "[attest]\nsigner = \"openpgp\"\n", "config");
+        let err = resolve(&fx.repo(), &with_key, Moment::Tick).err().expect("an SSH key as OpenPGP");
+        assert!(matches!(&err, SignerError::KeyKind(kind) if kind.flag == "ssh"), "{err}");
+        assert!(err.to_string().contains("pass `--signer ssh` with --key"), "{err}");
     }
 }

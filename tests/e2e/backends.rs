@@ -332,13 +332,13 @@ fn commit_policy(p: &Project, text: &str) {
 }
 
 #[test]
-fn the_signer_speccoder_toml_names_is_used_unless_signer_is_given() {
+fn the_signer_speccoder_toml_names_is_used_unless_signer_or_key_is_given() {
     let p = Project::speckit();
     let key = ed25519(&p.scratch, "ada");
     let key = key.private.to_str().unwrap();
     commit_policy(&p, "[attest]\nsigner = \"none\"\n");
     let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
-    let out = p.attest("001-bookmark-tags/T005", &ev, &["--key", key]).success();
+    let out = p.attest("001-bookmark-tags/T005", &ev, &[]).success();
     assert!(out.stdout.contains("unsigned: signer `none`"), "{out}");
     assert!(p.note_lines("HEAD").iter().all(|l| l.envelope["signatures"] == serde_json::json!([])));
 
@@ -346,6 +346,52 @@ fn the_signer_speccoder_toml_names_is_used_unless_signer_is_given() {
     let out = p.attest("001-bookmark-tags/T006", &ev, &["--key", key, "--signer", "ssh"]).success();
     assert!(out.stdout.contains("signer: ssh"), "{out}");
     assert!(p.note_lines("HEAD").iter().all(|l| l.envelope["signatures"] != serde_json::json!([])));
+}
+
+/// `--key` without `--signer` is the person's choice of credential: a checked-in `signer =
+/// "none"` never turns it into unsigned lines, for any command that signs a note. The file's
+/// `ssh` or `openpgp` chooses the kind the key is used as, and a key of the other kind is refused
+/// saying which `--signer` signs with it.
+#[test]
+fn a_key_given_without_signer_signs_every_writer_s_lines_whatever_signer_speccoder_toml_names() {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+    let key = ada.private.to_str().unwrap();
+    commit_policy(&p, "[attest]\nsigner = \"none\"\nsign_at = \"later\"\n");
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    let out = p.attest("001-bookmark-tags/T005", &ev, &["--key", key]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    assert_every_line_verifies(&p.scratch, &allowed, &p.note_lines("HEAD"));
+
+    p.speccoder(&["accept", "001-bookmark-tags/T001", "--reason", "scaffolding", "--key", key]).success();
+    assert_every_line_verifies(&p.scratch, &allowed, &p.note_lines("HEAD"));
+    p.speccoder(&["skip", "001-bookmark-tags/T002", "--reason", "later", "--key", key]).success();
+    assert_every_line_verifies(
+        &p.scratch,
+        &allowed,
+        &p.note_lines("refs/speccoder/skipped/001-bookmark-tags/T002"),
+    );
+
+    // `attest sign` of lines written unsigned on purpose signs them with the key given.
+    let ev = write_evidence(&p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    p.attest("001-bookmark-tags/T006", &ev, &["--signer", "none"]).success();
+    let out = p.speccoder(&["attest", "sign", "HEAD", "--key", key]).success();
+    assert!(out.stdout.contains("5 signed now"), "{out}");
+    assert_every_line_verifies(&p.scratch, &allowed, &p.note_lines("HEAD"));
+
+    // The file's kind: an SSH key where it says `ssh`; refused where it says `openpgp`, naming
+    // the `--signer` that signs with it, and nothing is written.
+    commit_policy(&p, "[attest]\nsigner = \"openpgp\"\n");
+    let ev = write_evidence(&p.scratch.join("ev7"), "001-bookmark-tags/T007", Evidence::Verified);
+    let before = p.snapshot();
+    let out = p.attest("001-bookmark-tags/T007", &ev, &["--key", key]).failure(13);
+    assert!(out.stderr.contains("speccoder.toml says `[attest] signer = \"openpgp\"`"), "{out}");
+    assert!(out.stderr.contains("pass `--signer ssh` with --key"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    commit_policy(&p, "[attest]\nsigner = \"ssh\"\n");
+    let out = p.attest("001-bookmark-tags/T007", &ev, &["--key", key]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
 }
 
 #[test]

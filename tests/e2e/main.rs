@@ -18,6 +18,7 @@ mod hostile_remote;
 mod joined_notes;
 mod opening;
 mod policy;
+mod project_format;
 mod published_policy;
 mod published_shapes;
 mod quoted_json;

@@ -83,3 +83,43 @@ fn a_checked_in_speccoder_toml_never_chooses_where_the_token_goes() {
     let leaked = attacker.lock().unwrap().clone();
     assert!(leaked.is_empty(), "the file's listener received: {leaked:?}");
 }
+
+/// A checked-in `signer = "sigstore"` never turns a `--key` the person named into keyless
+/// signing: the key signs, and no identity token leaves, though one is in the environment and a
+/// Fulcio the person chose is listening.
+#[test]
+fn a_key_given_without_signer_signs_with_that_key_and_sends_no_token_whatever_the_file_names() {
+    let (fulcio_url, fulcio) = listener();
+    let p = Project::speckit();
+    let ada = common::ed25519(&p.scratch, "ada");
+    let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(common::PRINCIPAL, &ada)]);
+    let evidence = common::write_evidence(
+        &p.scratch_dir("evidence"),
+        &format!("{SPECKIT_UNIT}/T005"),
+        Evidence::Verified,
+    );
+    commit_config(&p, "[attest]\nsigner = \"sigstore\"\n");
+    p.git(&["config", "speccoder.sigstore.fulcioUrl", &fulcio_url]);
+    p.git(&["config", "speccoder.sigstore.rekorUrl", &fulcio_url]);
+    let root = p.scratch.join("signing_root.json");
+    std::fs::write(&root, instance::Instance::new().trusted_root().to_string()).unwrap();
+    p.git(&["config", "speccoder.sigstore.signingRoot", root.to_str().unwrap()]);
+    let task = format!("{SPECKIT_UNIT}/T005");
+    let key = ada.private.to_str().unwrap();
+    let args = [
+        "attest",
+        &task,
+        "--evidence",
+        evidence.to_str().unwrap(),
+        "--key",
+        key,
+        "--sigstore-allow-http-loopback",
+    ];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
+    let out = common::run(cmd).success();
+    assert!(out.stdout.contains("signer: ssh"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &allowed, &p.note_lines("HEAD"));
+    let got = fulcio.lock().unwrap().clone();
+    assert!(got.is_empty(), "no token was sent: {got:?}");
+}

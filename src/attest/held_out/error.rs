@@ -21,6 +21,10 @@ pub enum HeldOutError {
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// speccoder.toml at HEAD cannot be read, its `[spec]` is malformed, or the unit named is of
+    /// another format than the one it names (boxed: the error stays small).
+    #[error(transparent)]
+    Config(Box<crate::attest::config::ConfigError>),
     /// The unit's held-out reference cannot be written: its name escapes too long.
     #[error(transparent)]
     RefName(#[from] crate::model::refs::ComponentTooLong),
@@ -187,12 +191,19 @@ pub enum HeldOutError {
     },
 }
 
+impl From<crate::attest::config::ConfigError> for HeldOutError {
+    fn from(e: crate::attest::config::ConfigError) -> Self {
+        HeldOutError::Config(Box::new(e))
+    }
+}
+
 impl ExitClass for HeldOutError {
     fn class(&self) -> Class {
         match self {
             HeldOutError::Target(e) => e.class(),
             HeldOutError::Spec(e) => e.class(),
             HeldOutError::Git(e) => e.class(),
+            HeldOutError::Config(e) => e.class(),
             HeldOutError::Trust(e) => e.class(),
             HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } | HeldOutError::Shallow { .. } => {
                 Class::GitPrecondition

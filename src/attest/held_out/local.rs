@@ -54,6 +54,20 @@ pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     }
 }
 
+/// Refuses `unit` when the project at `head` names its format (`[spec] format` of its
+/// `speccoder.toml`) and `head`'s tree holds the unit in the other one
+/// ([`crate::attest::config::ensure_unit_format`]).
+///
+/// # Errors
+/// speccoder.toml at `head` cannot be read, its `[spec]` is malformed, or the unit is the other
+/// format's.
+pub(super) fn ensure_unit_format(repo: &Repo, head: ObjectId, unit: &str) -> Result<(), HeldOutError> {
+    use crate::attest::config;
+    let (_, policy) = config::read_policy(repo, head)?;
+    let format = config::spec_format(policy.as_ref())?;
+    Ok(config::ensure_unit_format(format, &repo.tree(repo.commit_tree(head)?), unit)?)
+}
+
 /// What a command does with the store, and so what a `--store` it is given must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StoreUse {

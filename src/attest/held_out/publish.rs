@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::error::HeldOutError;
-use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
+use super::local::{
+    ReadySet, SetProblem, StoreUse, ensure_unit_format, head_commit, read_set, store_root, stream_checked,
+};
 use crate::check::agreement::Rules;
 use crate::check::held_out::{published_sets, read_set as read_published_set, top_advice};
 use crate::check::line::Body;
@@ -182,6 +184,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
     let head = head_commit(repo)?;
     if let Some(unit) = &req.unit {
         spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit)?;
+        ensure_unit_format(repo, head, unit)?;
     }
     let root = store_root(repo, req.store.as_deref(), StoreUse::Read)?;
     let judge = TickJudge {

@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{
-    MAX_FILE_BYTES, SetProblem, StoreUse, WalkError, head_commit, manifest_leak, read_set, store_root, walk,
+    MAX_FILE_BYTES, SetProblem, StoreUse, WalkError, ensure_unit_format, head_commit, manifest_leak,
+    read_set, store_root, walk,
 };
 use crate::attest::bounded::open_bounded;
 use crate::attest::target::split_target;
@@ -70,6 +71,7 @@ impl std::fmt::Display for StoreReport {
 pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutError> {
     let (unit, task_id) = split_target(&req.target)?;
     let head = head_commit(repo)?;
+    ensure_unit_format(repo, head, unit)?;
     let facts = spec::read_any_task(&repo.tree(repo.commit_tree(head)?), unit, task_id)?;
     // A set of a unit whose held-out reference cannot be written could never be published.
     refs::checked_held_out_ref(&facts.unit)?;

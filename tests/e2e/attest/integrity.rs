@@ -1073,6 +1073,28 @@ fn sign_at_later_writes_unsigned_lines_that_attest_sign_signs() {
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
 }
 
+/// A key or a value of `[attest]` is the checked-in file's text: an error quotes it cut short (and
+/// on one line), on stderr and in `--json` alike, never 900 KB of it.
+#[test]
+fn a_huge_key_or_signer_of_speccoder_toml_is_quoted_cut_short_on_stderr_and_in_json() {
+    let s = Setup::speckit(Evidence::Verified);
+    let huge = "x".repeat(900_000);
+    for (text, says) in [
+        (format!("[attest]\nsigner = \"{huge}\"\n"), "unknown signer `xxxx"),
+        (format!("[attest]\n{huge} = 1\n"), "unknown key"),
+        (format!("[attest.sigstore]\n{huge} = 1\n"), "unknown key"),
+    ] {
+        commit_config(&s, &text);
+        let out = refused(&s, &s.evidence, 13, &[says, "…"]);
+        assert!(out.stderr.len() < 2_000, "{} bytes on stderr", out.stderr.len());
+        let key = s.key.private.to_str().unwrap();
+        let json = s.project.attest(T005, &s.evidence, &["--key", key, "--json"]).failure(13);
+        let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        let error = report["error"].as_str().unwrap();
+        assert!(error.contains(says) && error.len() < 2_000, "{} bytes in --json", error.len());
+    }
+}
+
 #[test]
 fn a_project_that_turned_attestation_off_or_names_an_unknown_key_writes_nothing() {
     let s = Setup::speckit(Evidence::Verified);

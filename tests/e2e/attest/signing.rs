@@ -133,7 +133,7 @@ fn without_a_key_the_lines_are_written_unsigned_and_the_command_says_how_to_fix_
 
 /// A `--key` written as a path that does not exist is named as such (exit 13, nothing written),
 /// not taken for a gpg key id that user.signingKey names; and a project whose signer is `none`
-/// says how to sign anyway.
+/// says how to sign anyway, and signs with a `--key` given.
 #[test]
 fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
     let s = Setup::speckit(Evidence::Verified);
@@ -149,10 +149,12 @@ fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
     p.write("speccoder.toml", "[attest]\nsigner = \"none\"\n");
     p.git(&["add", "speccoder.toml"]);
     p.git(&["commit", "-q", "-m", "unsigned by policy"]);
-    let out = p.speccoder(&["attest", "sign", "HEAD~", "--key", s.key.private.to_str().unwrap()]).failure(13);
-    assert!(out.stderr.contains("`--signer ssh|openpgp|sigstore` signs them anyway"), "{out}");
+    let out = p.speccoder(&["attest", "sign", "HEAD~"]).failure(13);
+    assert!(out.stderr.contains("`--key KEY` or `--signer ssh|openpgp|sigstore` signs them anyway"), "{out}");
     let key = s.key.private.to_str().unwrap();
-    p.speccoder(&["attest", "sign", "HEAD~", "--key", key, "--signer", "ssh"]).success();
+    let out = p.speccoder(&["attest", "sign", "HEAD~", "--key", key]).success();
+    assert!(out.stdout.contains("5 signed now"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD~"));
 }
 
 /// An SSH public key literal whose key does not decode.
