@@ -660,7 +660,7 @@ mod tests {
         let said = largest_part([("task-verification", &title)], note).unwrap().to_string();
         assert!(
             said.contains(
-                "is the task's title (/predicate/task/title in the task-verification statement), as the note of abc123 holds it, where it cannot be made smaller: record the task again"
+                "is the task's title (the `predicate.task.title` field of the task-verification statement), as the note of abc123 holds it, where it cannot be made smaller: record the task again"
             ),
             "{said}"
         );

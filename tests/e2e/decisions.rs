@@ -720,7 +720,7 @@ fn attest_sign_of_a_note_a_signature_would_make_too_large_names_its_largest_part
     for said in [
         "more than a reader takes".to_owned(),
         format!(
-            "is the task's title (/predicate/task/title in the task-verification statement), as the note of {commit} holds it"
+            "is the task's title (the `predicate.task.title` field of the task-verification statement), as the note of {commit} holds it"
         ),
         "record the task again with less there".to_owned(),
     ] {
@@ -744,7 +744,7 @@ fn attest_carry_of_a_note_its_re_issue_would_make_too_large_names_its_largest_pa
     for said in [
         "more than a reader takes".to_owned(),
         format!(
-            "is the task's title (/predicate/task/title in the task-verification statement), as the note of {old} holds it"
+            "is the task's title (the `predicate.task.title` field of the task-verification statement), as the note of {old} holds it"
         ),
         "record the task again with less there".to_owned(),
     ] {
