@@ -950,6 +950,36 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
 
 /// `clone` implements a task on a new branch `branch` in a commit of its own (`text` in
 /// src/tags/store.rs), then ticks T001 in a commit that only ticks its box: that task commit.
+/// Rebases `clone` interactively onto `onto` with `editor` as the sequence editor: the rebase
+/// succeeds, its post-rewrite hook says `series_differs` and carries nothing. Returns the new
+/// task commit.
+fn rebase_the_hook_refuses(team: &Team, clone: &Clone<'_>, onto: &str, editor: &str) -> String {
+    let mut rebase = common::git_command(&clone.dir, &team.home, &["rebase", "-i", onto]);
+    rebase.env("GIT_SEQUENCE_EDITOR", editor);
+    let rebase = common::run(rebase);
+    assert!(rebase.status.success(), "{rebase}");
+    assert!(
+        rebase.stdout.contains("series_differs") || rebase.stderr.contains("series_differs"),
+        "the hook says why: {rebase}"
+    );
+    let new = clone.rev("HEAD");
+    assert!(clone.note(&new).is_none(), "the hook carried nothing");
+    new
+}
+
+/// The reasons `attest carry` gives, alone and from `old` to `new`, for refusing `new` as
+/// `series_differs`.
+fn series_refusals(clone: &Clone<'_>, old: &str, new: &str) -> Vec<String> {
+    let forms =
+        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", old, "--to", new, "--json"]];
+    let reason = |args: Vec<&str>| {
+        let row = refused_row(&clone.speccoder(&args).failure(26));
+        assert_eq!(row["code"], "series_differs", "{args:?}: {row:#}");
+        row["reason"].as_str().unwrap().to_owned()
+    };
+    forms.into_iter().map(reason).collect()
+}
+
 fn implement_and_tick(clone: &Clone<'_>, branch: &str, text: &str) -> String {
     clone.git(&["checkout", "-q", "-b", branch]);
     clone.write("src/tags/store.rs", text);
@@ -999,25 +1029,11 @@ fn an_implementation_dropped_under_the_task_commit_is_refused_by_the_hook_and_by
     ada.speccoder(&["hooks", "install"]).success();
     let old = implement_and_tick(&ada, "feature-a", "pub fn add() {}\n");
     let implementation = ada.rev("HEAD^");
-    let mut rebase = common::git_command(&ada.dir, &team.home, &["rebase", "-i", "main"]);
-    rebase.env("GIT_SEQUENCE_EDITOR", "sed -i '1s/^pick/drop/'");
-    let rebase = common::run(rebase);
-    assert!(rebase.status.success(), "{rebase}");
-    assert!(
-        rebase.stdout.contains("series_differs") || rebase.stderr.contains("series_differs"),
-        "the hook says why: {rebase}"
-    );
-    let new = ada.rev("HEAD");
+    let new = rebase_the_hook_refuses(&team, &ada, "main", "sed -i '1s/^pick/drop/'");
     assert_eq!(ada.rev("HEAD^"), ada.rev("main"), "the implementation is gone");
-    assert!(ada.note(&new).is_none(), "the hook carried nothing");
 
     let refs = ada.refs();
-    for args in
-        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", &old, "--to", &new, "--json"]]
-    {
-        let row = refused_row(&ada.speccoder(&args).failure(26));
-        assert_eq!(row["code"], "series_differs", "{args:?}: {row:#}");
-        let reason = row["reason"].as_str().unwrap();
+    for reason in series_refusals(&ada, &old, &new) {
         assert!(reason.contains(&implementation) && reason.contains("Implement the tag store"), "{reason}");
         assert!(reason.contains("to attest it again"), "{reason}");
     }
@@ -1062,26 +1078,13 @@ fn a_revert_of_the_implementation_a_rebase_inserts_is_refused_by_the_hook_and_by
     team.move_main("main-moves");
     ada.git(&["fetch", "-q", "origin"]);
     // Onto the moved main, with a revert of the rebased implementation before the tick.
-    let mut rebase = common::git_command(&ada.dir, &team.home, &["rebase", "-i", "origin/main"]);
-    rebase.env("GIT_SEQUENCE_EDITOR", "sed -i '1a exec git revert --no-edit HEAD'");
-    let rebase = common::run(rebase);
-    assert!(rebase.status.success(), "{rebase}");
-    assert!(
-        rebase.stdout.contains("series_differs") || rebase.stderr.contains("series_differs"),
-        "the hook says why: {rebase}"
-    );
-    let new = ada.rev("HEAD");
+    let new =
+        rebase_the_hook_refuses(&team, &ada, "origin/main", "sed -i '1a exec git revert --no-edit HEAD'");
     let revert = ada.rev("HEAD^");
     assert_ne!(ada.rev("HEAD~2"), implementation, "the implementation was rebased");
-    assert!(ada.note(&new).is_none(), "the hook carried nothing");
 
     let refs = ada.refs();
-    for args in
-        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", &old, "--to", &new, "--json"]]
-    {
-        let row = refused_row(&ada.speccoder(&args).failure(26));
-        assert_eq!(row["code"], "series_differs", "{args:?}: {row:#}");
-        let reason = row["reason"].as_str().unwrap();
+    for reason in series_refusals(&ada, &old, &new) {
         let undoes = format!("undoes {implementation} (`Implement the tag store`), a commit of the series");
         assert!(reason.starts_with(&format!("{revert} (`Revert ")) && reason.contains(&undoes), "{reason}");
     }

@@ -1074,7 +1074,7 @@ fn sign_at_later_writes_unsigned_lines_that_attest_sign_signs() {
 }
 
 /// A key or a value of `[attest]` is the checked-in file's text: an error quotes it cut short (and
-/// on one line), on stderr and in `--json` alike, never 900 KB of it.
+/// on one line), on stderr and in `--json` alike, never the whole of it.
 #[test]
 fn a_huge_key_or_signer_of_speccoder_toml_is_quoted_cut_short_on_stderr_and_in_json() {
     let s = Setup::speckit(Evidence::Verified);
