@@ -79,10 +79,13 @@ pub enum Command {
     /// work tree of the repository; 13 bad evidence (the field is named), a held_out phase naming a
     /// set the held-out store does not hold, that was stored for another task or whose files or
     /// manifest changed since (the digest is named), a `--held-out-store` that does not exist or is
-    /// not a directory, spec file, bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
+    /// not a directory, spec file (a task id that appears more than once in `tasks.md` too: give
+    /// each task its own id), bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
     /// `[attest.sigstore]` too; a unit of another format than its `[spec] format`), identity, signer, key or Sigstore service URL, `commit.gpgsign`
     /// set and git's own key unable to sign the commit, a statement that would leak, or a
-    /// `tasks.md` conversion (line endings, a filter driver) that fails or a
+    /// `tasks.md` conversion (line endings, a filter driver) that fails, a required filter driver
+    /// that names no command for it (`filter.<driver>.required` without its `clean` or `smudge`
+    /// command nor a `process` one), or a
     /// `working-tree-encoding` that cannot be written back as git writes it (such as
     /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
     /// branch whose name is not UTF-8 (named, with the `git branch -m` that renames it), a
@@ -109,8 +112,10 @@ pub enum Command {
     /// add <unit dir>` in cone mode; `git sparse-checkout add /<unit dir>/ /<unit dir>/tasks.md` in
     /// non-cone mode, which wins over a pattern that excludes the task list) or marked
     /// skip-worktree where no sparse checkout is configured (`git update-index --no-skip-worktree
-    /// <tasks.md>`), unstaged `tasks.md` or one that is not a readable regular file (a link, a
-    /// FIFO), or `tasks.md` edited in the work tree while the command ran (the tick is committed
+    /// <tasks.md>`), unstaged `tasks.md` (one the index marks assume-unchanged, whose changes
+    /// `git status` does not show and `git add` does not stage: `git update-index
+    /// --no-assume-unchanged <tasks.md>` first) or one that is not a readable regular file (a link,
+    /// a FIFO), or `tasks.md` edited in the work tree while the command ran (the tick is committed
     /// with its note and staged, and your edit is kept, never overwritten); 1 internal error.
     // A subcommand's name after `-C DIR` (a global option, so one of attest's) must still name
     // the subcommand: clap's `args_conflicts_with_subcommands` would take it as <UNIT/TASK>, so
@@ -135,10 +140,11 @@ pub enum Command {
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, an empty reason or
     /// one longer than 2000 characters, an empty `--by` or one longer than 200 characters; 13 no
     /// name (no `--by` given and no `user.name`), a `user.name` (the default of `--by`) that holds
-    /// no name that can be shown or is longer than 200 characters, a bad spec file,
-    /// `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's own
-    /// key under `commit.gpgsign` too), a reason that would leak
-    /// a secret or a local path, a `tasks.md` conversion (line endings, a filter driver, a
+    /// no name that can be shown or is longer than 200 characters, a bad spec file (a task id that
+    /// appears more than once in `tasks.md` too: give each task its own id), `speccoder.toml` (a
+    /// unit of another format than its `[spec] format` too) or key (git's own key under
+    /// `commit.gpgsign` too), a reason that would leak a secret or a local path, a `tasks.md`
+    /// conversion (line endings, a filter driver, a required one that names no command for it, a
     /// `working-tree-encoding`) that fails or is refused; 14 repository state: detached HEAD,
     /// unborn branch, a branch whose name is not UTF-8 (named, with the `git branch -m` that
     /// renames it), a merge, cherry-pick, revert, rebase, `git am` or bisect in progress, the
@@ -148,7 +154,8 @@ pub enum Command {
     /// moved in the work tree, not committed yet: commit it, or bring the change's directory
     /// back), a unit in the work tree but not staged (named, with the `git add` that
     /// brings it in), a staged task list that would untick a task HEAD ticks, unstaged `tasks.md`
-    /// or one that is not a readable regular file, or `tasks.md` edited in the work tree while the
+    /// (one the index marks assume-unchanged too: `git update-index --no-assume-unchanged
+    /// <tasks.md>` first) or one that is not a readable regular file, or `tasks.md` edited in the work tree while the
     /// command ran (then, as for `attest`, the tick is committed with its note and staged, and your
     /// edit is kept in the work tree); 1 internal error. Otherwise nothing is written on any
     /// failure.
@@ -169,7 +176,8 @@ pub enum Command {
     /// reason or one longer than 2000 characters, an empty `--by` or one longer than 200
     /// characters; 13 no name (no `--by` given and no `user.name`), a `user.name` (the default of
     /// `--by`) that holds no name that can be shown or is longer than 200 characters, a bad spec
-    /// file, `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's
+    /// file (a task id that appears more than once in `tasks.md` too: give each task its own id),
+    /// `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's
     /// own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
     /// at HEAD, a task of an archived OpenSpec change (or of one `openspec archive` moved in the

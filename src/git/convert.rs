@@ -137,17 +137,44 @@ fn pipeline(
     let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
     let (pipeline, mut stack) =
         gix::filter::Pipeline::new(&repo.inner, attributes.detach()).map_err(failed)?.into_parts();
-    let unicode = match encoding_and_filter(repo, &mut stack, path, conversion)? {
-        (Some(name), filter) => {
-            let drivers = gix::filter::Pipeline::options(&repo.inner).map_err(failed)?.drivers;
-            let driver = filter.and_then(|filter| {
-                drivers.iter().find(|d| d.name == filter.as_bstr()).map(|d| d.name.to_string())
-            });
-            unicode_encoding(path, &name.to_str_lossy(), driver)?
-        }
-        (None, _) => None,
+    let (encoding, filter) = encoding_and_filter(repo, &mut stack, path, conversion)?;
+    let drivers = gix::filter::Pipeline::options(&repo.inner).map_err(failed)?.drivers;
+    let driver = filter.and_then(|filter| drivers.into_iter().find(|d| d.name == filter.as_bstr()));
+    if let Some(driver) = &driver {
+        refuse_required_without_command(path, driver, conversion)?;
+    }
+    let unicode = match encoding {
+        Some(name) => unicode_encoding(path, &name.to_str_lossy(), driver.map(|d| d.name.to_string()))?,
+        None => None,
     };
     Ok((pipeline, stack, unicode))
+}
+
+/// Refuses a required `driver` (`filter.<driver>.required`) that names no command for
+/// `conversion`: neither its `clean` (into git's form) or `smudge` command nor a `process` one,
+/// an empty one naming none, as git reads them. git then refuses the file ("clean filter
+/// '<driver>' failed"); gix's pipeline would pass it through unconverted.
+///
+/// # Errors
+/// [`GitError::RequiredFilterWithoutCommand`].
+fn refuse_required_without_command(
+    path: &str,
+    driver: &gix::filter::plumbing::Driver,
+    conversion: Conversion,
+) -> Result<(), GitError> {
+    let (command, own) = match conversion {
+        Conversion::ToGit => ("clean", &driver.clean),
+        Conversion::ToWorktree => ("smudge", &driver.smudge),
+    };
+    let names = |command: &Option<BString>| command.as_ref().is_some_and(|c| !c.is_empty());
+    if !driver.required || names(own) || names(&driver.process) {
+        return Ok(());
+    }
+    Err(GitError::RequiredFilterWithoutCommand {
+        path: path.to_owned(),
+        driver: driver.name.to_str_lossy().into_owned(),
+        command,
+    })
 }
 
 /// Whether git converts `path` between its work-tree form and git's at the line ends alone

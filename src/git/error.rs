@@ -453,6 +453,24 @@ pub enum GitError {
         reason: String,
     },
 
+    /// A file's `filter` driver is required (`filter.<driver>.required`) and names no command for
+    /// a conversion (neither the one of its way, `clean` or `smudge`, nor `process`; an empty one
+    /// names none): git refuses to convert the file (`git add` fails "clean filter '<driver>'
+    /// failed"), where gix would pass it through unconverted.
+    #[error(
+        "`{path}` has the attribute `filter={d}`, a required driver (`filter.{d}.required`), but neither `filter.{d}.{command}` nor `filter.{d}.process` names a command, so git refuses to convert it; nothing was written: set `filter.{d}.{command}` (or `.process`) to the driver's command, or stop requiring it (`git config --unset {key}`)",
+        d = one_line(.driver),
+        key = shell_word(&format!("filter.{}.required", .driver))
+    )]
+    RequiredFilterWithoutCommand {
+        /// The repository-relative path.
+        path: String,
+        /// The driver's name, as the attribute gives it.
+        driver: String,
+        /// The command the conversion needs: `clean` (into git's form) or `smudge`.
+        command: &'static str,
+    },
+
     /// A file's `working-tree-encoding` cannot be converted as git converts it.
     #[error(
         "`{path}` has the attribute `working-tree-encoding={encoding}` (`git check-attr working-tree-encoding -- {}` names the .gitattributes line), and {why}; nothing was written: use one of {known}, or an encoding of the WHATWG Encoding Standard (for example ISO-8859-2, windows-1252, Shift_JIS, GBK), for it",
@@ -731,6 +749,7 @@ impl ExitClass for GitError {
             | GitError::EmptyIdentityName { .. }
             | GitError::BadDate { .. }
             | GitError::Convert { .. }
+            | GitError::RequiredFilterWithoutCommand { .. }
             | GitError::UnsupportedEncoding { .. }
             | GitError::BadConfig { .. }
             | GitError::CommandConfig { .. }

@@ -87,9 +87,10 @@ fn is_dev_null(meta: &std::fs::Metadata) -> bool {
 
 /// Looks at the files gix reads when it opens the repository git would use from `dir`, before
 /// it opens them: the system's, the user's and the repository's configuration, a linked work
-/// tree's `commondir`, `packed-refs` and the index (`GIT_INDEX_FILE` when set). Each must be
-/// absent or a regular file (through links, as git reads them) of a bounded size. A repository
-/// that is not found is left to gix to say so.
+/// tree's `commondir` and `packed-refs` (the index, which gix reads only when asked, is looked at
+/// once the repository is open and its work tree known: [`check_index`]). Each must be absent or a
+/// regular file (through links, as git reads them) of a bounded size. A repository that is not
+/// found is left to gix to say so.
 ///
 /// # Errors
 /// [`GitError::UnusableFile`] for the first file that is not.
@@ -105,12 +106,19 @@ pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
         .ok()
         .and_then(|bytes| bytes.trim().to_path().ok().map(|p| git_dir.join(p)))
         .unwrap_or_else(|| git_dir.clone());
-    let index = std::env::var_os("GIT_INDEX_FILE").map_or_else(|| git_dir.join("index"), PathBuf::from);
     check_config(&common.join("config"), GitFile::RepositoryConfig, 0)?;
     check_config(&git_dir.join("config.worktree"), GitFile::RepositoryConfig, 0)?;
     check(&common.join("packed-refs"), GitFile::PackedRefs, Links::Follow, REPOSITORY_FILE_LIMIT)?;
-    check(&index, GitFile::Index, Links::Follow, REPOSITORY_FILE_LIMIT)?;
     Ok(())
+}
+
+/// Looks at the index at `path` ([`Repo::index_path`](super::Repo::index_path)) as
+/// [`check_before_open`] looks at the files it names, before gix reads it.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] when it is not absent or a bounded regular file.
+pub(super) fn check_index(path: &Path) -> Result<(), GitError> {
+    check(path, GitFile::Index, Links::Follow, REPOSITORY_FILE_LIMIT)
 }
 
 /// How deep git follows configuration includes: a file may include files that include others, up

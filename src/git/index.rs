@@ -84,14 +84,38 @@ impl Repo {
         let index_path = self.index_path();
         let lock = self.take_index_lock(&index_path)?;
         let index = if index_path.exists() {
-            self.inner.open_index().map_err(|e| GitError::IndexUnreadable {
-                path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),
-                reason: e.to_string(),
-            })?
+            self.read_index(&index_path)?
         } else {
             gix::index::File::from_state(gix::index::State::new(self.object_hash()), index_path)
         };
         Ok(LockedIndex { repo: self, workdir, lock, index })
+    }
+
+    /// Reads the index at `path` ([`Repo::index_path`], which gix's own reading would not take
+    /// for a relative `GIT_INDEX_FILE`) as gix reads an index: `index.threads` and
+    /// `index.skipHash` as configured, no allocation above [`OBJECT_SIZE_LIMIT`].
+    ///
+    /// # Errors
+    /// [`GitError::IndexUnreadable`] when gix cannot read it.
+    fn read_index(&self, path: &Path) -> Result<gix::index::File, GitError> {
+        let config = self.inner.config_snapshot();
+        let threads = config.string("index.threads");
+        let options = gix::index::decode::Options {
+            // An unreadable count only changes how fast the index is read.
+            thread_limit: threads.and_then(|value| {
+                gix::config::tree::Index::THREADS.try_into_index_threads(value.as_bstr()).ok()
+            }),
+            min_extension_block_in_bytes_for_threading: 0,
+            expected_checksum: None,
+            alloc_limit_bytes: Some(OBJECT_SIZE_LIMIT),
+        };
+        let skip_hash = config.boolean("index.skipHash").unwrap_or(false);
+        gix::index::File::at(path, self.object_hash(), skip_hash, options).map_err(|e| {
+            GitError::IndexUnreadable {
+                path: std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
+                reason: e.to_string(),
+            }
+        })
     }
 
     /// `index.lock`, taken as git takes it ([`take_waiting`]).
@@ -397,6 +421,15 @@ impl LockedIndex<'_> {
         self.index
             .entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted)
             .is_some_and(|entry| entry.flags.contains(Flags::SKIP_WORKTREE))
+    }
+
+    /// Whether the index marks `path` assume-unchanged (`git update-index --assume-unchanged`):
+    /// git then takes the work-tree file as the staged one without looking, so `git status` shows
+    /// no change of it and `git add` stages none.
+    pub fn assumed_unchanged(&self, path: &str) -> bool {
+        self.index
+            .entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted)
+            .is_some_and(|entry| entry.flags.contains(Flags::ASSUME_VALID))
     }
 
     /// The staged files that are a writer's temporary file beside a task list

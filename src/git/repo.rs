@@ -61,6 +61,12 @@ pub enum Head {
 /// (`SYMREF_MAXDEPTH`); a longer chain is read where it stops, and resolving it fails as in git.
 const MAX_SYMBOLIC_HOPS: usize = 5;
 
+/// `GIT_INDEX_FILE` when it is set and not empty (gix refuses an empty one when it opens the
+/// repository).
+fn index_file_variable() -> Option<std::ffi::OsString> {
+    std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty())
+}
+
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
 /// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
 /// ownership" is said as git says it, with git's remedy.
@@ -145,6 +151,7 @@ impl Repo {
         )
         .map_err(|source| unopened(dir, source))?;
         let repo = Repo::from_gix(inner.into());
+        files::check_index(&repo.index_path())?;
         repo.refuse_format(Access::Read)?;
         repo.refuse_work_tree_git_would_not_use()?;
         Ok(repo)
@@ -301,9 +308,22 @@ impl Repo {
         std::path::absolute(self.common_dir()).unwrap_or_else(|_| self.common_dir().to_owned())
     }
 
-    /// The path of this work tree's index file.
+    /// The path of this work tree's index file, as git takes it: `GIT_INDEX_FILE` when it is set,
+    /// a relative one from the work tree's top (git changes into the top before it reads the
+    /// index, wherever in the tree it was run), else the git directory's `index`. Every reader
+    /// and writer of the index takes it from here.
     pub fn index_path(&self) -> PathBuf {
-        self.inner.index_path()
+        match (index_file_variable(), self.workdir()) {
+            (Some(named), Some(top)) if Path::new(&named).is_relative() => top.join(named),
+            _ => self.inner.index_path(),
+        }
+    }
+
+    /// Whether `GIT_INDEX_FILE` names the index ([`Repo::index_path`]) rather than the git
+    /// directory's own.
+    #[must_use]
+    pub fn index_named_by_environment(&self) -> bool {
+        index_file_variable().is_some()
     }
 
     /// The hash kind of this repository (sha1 or sha256).

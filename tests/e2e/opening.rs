@@ -886,3 +886,54 @@ fn directories_given_with_c_more_than_once_are_taken_each_from_the_one_before_as
         );
     }
 }
+
+/// A relative `GIT_INDEX_FILE` names a file from the work tree's top, as git reads it (git
+/// changes into the top before it reads the index), wherever in the tree the command runs: the
+/// tick commits what that index stages, and writes that index, never a file of the same name
+/// below the current directory, nor fails where the current directory has no such directory.
+#[test]
+fn a_relative_git_index_file_is_read_from_the_top_of_the_work_tree_as_git_reads_it() {
+    let p = Project::speckit();
+    let relative = Path::new("state/index");
+    let at_top = p.root.join(relative);
+    let specs = p.root.join("specs");
+    let decoy = specs.join(relative);
+    for file in [&at_top, &decoy] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::copy(p.root.join(".git/index"), file).unwrap();
+    }
+    p.write("staged.txt", "staged in the index GIT_INDEX_FILE names\n");
+    let git_with_index = |dir: &Path, args: &[&str]| {
+        let mut cmd = common::git_command(dir, &p.home, args);
+        cmd.env("GIT_INDEX_FILE", relative);
+        common::run(cmd)
+    };
+    git_with_index(&p.root, &["add", "staged.txt"]).success();
+    // git itself, run from `specs/`, reads the top's file.
+    let status = git_with_index(&specs, &["status", "--porcelain"]).success();
+    assert!(status.stdout.contains("A  staged.txt"), "{status}");
+    let decoy_before = std::fs::read(&decoy).unwrap();
+
+    let env = [("GIT_INDEX_FILE", relative)];
+    let accept = ["accept", &target("T001"), "--reason", "scaffold", "--signer", "none"];
+    speccoder_env(&p, &specs, &env, &accept).success();
+    let committed = p.git(&["show", "--name-only", "--format=", "HEAD"]);
+    assert!(committed.contains("staged.txt"), "the task commit holds what that index stages\n{committed}");
+    assert_eq!(
+        std::fs::read(&decoy).unwrap(),
+        decoy_before,
+        "the file below the current directory is untouched"
+    );
+    assert!(!decoy.with_extension("lock").exists() && !at_top.with_extension("lock").exists());
+    let staged = git_with_index(&p.root, &["diff", "--cached", "--name-only", "HEAD"]).success();
+    assert_eq!(staged.stdout, "", "that index holds the tick: {staged}");
+
+    // Where the current directory has no `state/`, the index is still the top's.
+    let unit = specs.join(SPECKIT_UNIT);
+    let accept = ["accept", &target("T002"), "--reason", "scaffold", "--signer", "none"];
+    speccoder_env(&p, &unit, &env, &accept).success();
+    let staged = git_with_index(&unit, &["diff", "--cached", "--name-only", "HEAD"]).success();
+    assert_eq!(staged.stdout, "", "{staged}");
+    let ticked = p.git(&["show", &format!("HEAD:specs/{SPECKIT_UNIT}/tasks.md")]);
+    assert!(ticked.contains("- [X] T002"), "{ticked}");
+}

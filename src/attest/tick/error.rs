@@ -215,6 +215,16 @@ pub enum TickError {
         /// The tasks file.
         path: String,
     },
+    /// tasks.md has changes that are not staged, and the index marks it assume-unchanged, so
+    /// neither `git status` shows them nor `git add` stages them until the mark is cleared.
+    #[error(
+        "{path} has unstaged changes that git does not show: the index marks it assume-unchanged (`git update-index --assume-unchanged`), so `git status` passes over them and `git add` stages nothing; nothing was written: clear the mark (`git update-index --no-assume-unchanged {path_w}`), then stage the changes (`git add {path_w}`) or stash them, and run again",
+        path_w = shell_word(&.path.to_string())
+    )]
+    AssumedUnchanged {
+        /// The tasks file.
+        path: String,
+    },
     /// tasks.md in the work tree cannot be compared with the index: it is not a regular file
     /// that can be read.
     #[error(
@@ -294,6 +304,7 @@ impl ExitClass for TickError {
             | TickError::IndexLacksHead { .. }
             | TickError::UnitNotCommitted { .. }
             | TickError::UnstagedTasks { .. }
+            | TickError::AssumedUnchanged { .. }
             | TickError::UnreadableTasks { .. }
             | TickError::Detached(_)
             | TickError::Unborn(_) => Class::GitPrecondition,
@@ -337,6 +348,7 @@ mod tests {
             TickError::UnitNotStaged { unit: unit.clone(), path: path.clone(), dir: dir.clone() },
             TickError::UnitNotCommitted { unit, path: path.clone(), dir },
             TickError::UnstagedTasks { path: path.clone() },
+            TickError::AssumedUnchanged { path: path.clone() },
             TickError::UnreadableTasks { path: path.clone(), reason: "it is a FIFO".to_owned() },
             TickError::SkipWorktree { path, restore: String::new() },
         ];

@@ -105,7 +105,7 @@ pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, TickError> {
 fn index_lacks_head(repo: &Repo, what: String, reset: String) -> TickError {
     let index = repo.index_path();
     let index = std::path::absolute(&index).unwrap_or(index);
-    let named_by_env = std::env::var_os("GIT_INDEX_FILE").is_some_and(|v| !v.is_empty());
+    let named_by_env = repo.index_named_by_environment();
     TickError::IndexLacksHead { index, named_by_env, what, reset }
 }
 
@@ -530,7 +530,9 @@ fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> TickError {
 /// decides it: the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]:
 /// `core.autocrlf`, `eol`, filters), so a CRLF checkout of an LF blob is no change, and its
 /// executable bit counts where `core.fileMode` says git reads it
-/// ([`LockedIndex::mode_changed`]). Returns the file as read: the tick replaces only that file.
+/// ([`LockedIndex::mode_changed`]). A change git does not look at, the index marking the file
+/// assume-unchanged, is refused naming the mark, which `git add` leaves in place. Returns the file
+/// as read: the tick replaces only that file.
 fn ensure_no_unstaged_changes(
     index: &LockedIndex<'_>,
     path: &str,
@@ -541,6 +543,7 @@ fn ensure_no_unstaged_changes(
         Some(bytes) if index.to_git_form(path, bytes)? == staged && !index.mode_changed(path, &as_read) => {
             Ok(as_read)
         }
+        _ if index.assumed_unchanged(path) => Err(TickError::AssumedUnchanged { path: path.to_owned() }),
         _ => Err(TickError::UnstagedTasks { path: path.to_owned() }),
     }
 }

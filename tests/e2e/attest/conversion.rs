@@ -126,6 +126,47 @@ fn a_clean_and_smudge_filter_is_run_as_git_runs_it() {
     assert_eq!(p.git(&["diff"]), "");
 }
 
+/// A required filter driver (`filter.<driver>.required`) that names no command for a conversion
+/// (no `clean` into git's form, or no `smudge` out of it, and no `process`): git refuses the file
+/// ("clean filter 'crypt' failed", "smudge filter crypt failed"), and so does the writer, with
+/// exit 13 before anything is written, saying which command to set; with it set the tick goes
+/// through.
+#[test]
+fn a_required_filter_driver_without_the_command_of_a_conversion_is_refused_as_git_refuses_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = tasks_path();
+    p.write(".git/info/attributes", "tasks.md filter=crypt\n");
+    p.git(&["config", "filter.crypt.required", "true"]);
+    let clean_with_git = || p.git_run(&["hash-object", &format!("--path={tasks}"), &tasks]);
+    for (smudge, clean) in [(None, None), (Some("cat"), None), (Some("cat"), Some(""))] {
+        let _ = p.git_run(&["config", "--unset-all", "filter.crypt.smudge"]);
+        let _ = p.git_run(&["config", "--unset-all", "filter.crypt.clean"]);
+        smudge.map(|c| p.git(&["config", "filter.crypt.smudge", c]));
+        clean.map(|c| p.git(&["config", "filter.crypt.clean", c]));
+        let git = clean_with_git();
+        assert!(git.stderr.contains("clean filter 'crypt' failed"), "{smudge:?} {clean:?}: {git}");
+        let says = ["has the attribute `filter=crypt`", "filter.crypt.required", "`filter.crypt.clean`"];
+        refused(&s, &s.evidence, 13, &says);
+    }
+    // A clean command and no smudge one: git cannot check the file out, nor can the writer.
+    p.git(&["config", "filter.crypt.clean", "cat"]);
+    p.git(&["config", "--unset-all", "filter.crypt.smudge"]);
+    clean_with_git().success();
+    let kept = p.scratch.join("tasks.md");
+    std::fs::copy(p.root.join(&tasks), &kept).unwrap();
+    std::fs::remove_file(p.root.join(&tasks)).unwrap();
+    let git = p.git_run(&["checkout", "--", &tasks]);
+    assert!(git.stderr.contains("smudge filter crypt failed"), "{git}");
+    std::fs::copy(&kept, p.root.join(&tasks)).unwrap();
+    refused(&s, &s.evidence, 13, &["`filter.crypt.smudge`", "git config --unset filter.crypt.required"]);
+
+    p.git(&["config", "filter.crypt.smudge", "cat"]);
+    s.attest_signed(&[]);
+    assert!(p.git(&["show", &format!("HEAD:{tasks}")]).contains("- [X] T005"));
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
 /// An interrupted tick under `core.autocrlf`: the work tree and index put back to the task list
 /// before the tick, in CRLF. The next attest completes the tick (no second commit) and leaves the
 /// work tree in CRLF.

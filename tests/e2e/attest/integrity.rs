@@ -624,6 +624,35 @@ fn a_task_list_marked_skip_worktree_without_a_sparse_checkout_is_advised_to_clea
     }
 }
 
+/// A task list the index marks assume-unchanged (`git update-index --assume-unchanged`) with an
+/// edit in the work tree: `git status` shows nothing and `git add` stages nothing while the mark
+/// is set, so the writer names the mark and says to clear it; following that advice, then staging
+/// the edit, lets the tick through with the edit in the task commit.
+#[test]
+fn an_edit_of_a_task_list_marked_assume_unchanged_is_refused_naming_the_mark_and_how_to_clear_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    p.git(&["update-index", "--assume-unchanged", &tasks]);
+    let mut edited = p.read(&tasks);
+    edited.extend_from_slice(b"\nA note of my own.\n");
+    p.write(&tasks, &edited);
+    p.git(&["add", &tasks]);
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "git shows no change while the mark is set");
+    assert_eq!(p.git(&["diff", "--cached", "--name-only"]), "", "and `git add` staged nothing");
+
+    let out = refused(&s, &s.evidence, 14, &["marks it assume-unchanged"]);
+    assert!(out.stderr.contains(&format!("`git update-index --no-assume-unchanged {tasks}`")), "{out}");
+    assert_eq!(p.read(&tasks), edited, "the edit is left as it is");
+
+    follow_advice(p, &out.stderr);
+    p.git(&["add", &tasks]);
+    s.attest_signed(&[]);
+    let committed = p.git(&["show", &format!("HEAD:{tasks}")]);
+    assert!(committed.contains("- [X] T005") && committed.contains("A note of my own."), "{committed}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
 /// Completing an interrupted tick overwrites the task list only when its bytes are known to be
 /// the index's or the tick's: a link the user put there (to a file with edits of their own) is
 /// refused and left as it is, with the file behind it.
