@@ -50,6 +50,22 @@ pub struct LineSigners {
     /// keys (never the line's, which nobody signs): the maker's and those who approved the line
     /// (`attest approve` adds signatures).
     pub every: Vec<SignerInfo>,
+    /// Every signature of the line by a key the trust does not accept, in the line's order: an
+    /// approval by a key it no longer (or not yet) accepts is told apart from one never made.
+    pub refused: Vec<Refused>,
+}
+
+/// A signature of a line by a key the caller's trust does not accept (an outcome of
+/// `untrusted_signer`: a key it does not list, one its entry restricts out at the time checked or
+/// for the namespace, a revoked or expired key, or no trust of its kind given): whose key it
+/// claims, and why the trust refuses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The key it claims and the principals the trust would give that key but for what refuses
+    /// it (none when no entry of the trust names the key).
+    pub claimed: SignerInfo,
+    /// Why: the finding the line's check made of this signature.
+    pub why: Finding,
 }
 
 /// Who made a covering line, as far as its signed content tells it.
@@ -88,6 +104,8 @@ struct Trusted {
     /// Every signature that verifies with a trusted key, each key once, in the order of their
     /// keys.
     every: Vec<SignerInfo>,
+    /// Every signature by a key the trust does not accept, in the line's order.
+    refused: Vec<Refused>,
 }
 
 impl Trusted {
@@ -134,6 +152,7 @@ fn check_line(
         }
     };
     let mut keyless = None;
+    let mut refused = Vec::new();
     let verdict = if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
         // Parsed here, one line at a time, its text bounded by the envelope reader.
@@ -158,6 +177,7 @@ fn check_line(
         keyless = Some(maker);
         // Others may have approved a keyless line with their own (SSH or OpenPGP) keys.
         let others = check_each(beside_bundle(env), &env.pae(), trust, at, &mut add);
+        refused = others.refused;
         match (verdict, others.tampered, others.disputed) {
             (LineSignature::Trusted(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
             (LineSignature::Trusted(_), None, Some(disputed)) => LineSignature::Failed(disputed),
@@ -167,6 +187,7 @@ fn check_line(
         LineSignature::Unsigned
     } else {
         let each = check_each(env.signatures.iter(), &env.pae(), trust, at, &mut add);
+        refused = each.refused;
         match (each.first, each.tampered, each.disputed) {
             (Some(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
             (Some(_), None, Some(disputed)) => LineSignature::Failed(disputed),
@@ -175,7 +196,7 @@ fn check_line(
         }
     };
     signers.sort_by(|a, b| (a.kind, &a.key).cmp(&(b.kind, &b.key)));
-    (verdict, Trusted { bundle: keyless, every: signers })
+    (verdict, Trusted { bundle: keyless, every: signers, refused })
 }
 
 /// The signatures of a keyless line that are signatures of their own, beside its bundle: those
@@ -197,6 +218,8 @@ struct Each {
     tampered: Option<(SignerInfo, Finding)>,
     /// The first the tool and this verifier's reading of the trust disagree on (`--via-tools`).
     disputed: Option<Finding>,
+    /// Those by a key the trust does not accept, in the line's order.
+    refused: Vec<Refused>,
 }
 
 /// Checks each of `sigs` over `pae`, handing every trusted signer to `add`.
@@ -207,7 +230,8 @@ fn check_each<'s>(
     at: OffsetDateTime,
     add: &mut impl FnMut(&SignerInfo),
 ) -> Each {
-    let mut each = Each { first: None, failures: Vec::new(), tampered: None, disputed: None };
+    let mut each =
+        Each { first: None, failures: Vec::new(), tampered: None, disputed: None, refused: Vec::new() };
     for sig in sigs {
         match check_one(&sig.sig, pae, trust, at) {
             Ok(info) => {
@@ -223,6 +247,11 @@ fn check_each<'s>(
                 }
                 if f.code == TOOL_DISAGREES {
                     each.disputed.get_or_insert_with(|| f.clone());
+                }
+                if f.outcome == CommitOutcome::UntrustedSigner
+                    && let Some(claimed) = claimed_by(&sig.sig, trust, at)
+                {
+                    each.refused.push(Refused { claimed, why: f.clone() });
                 }
                 each.failures.push(f);
             }
@@ -272,6 +301,24 @@ fn trusted_claim(sig: &[u8], trust: &Trust, at: OffsetDateTime) -> Option<Signer
     }
     let ssh = trust.ssh.as_ref()?;
     let (key, principals) = ssh_verify::trusted_claim(sig, NAMESPACE, &ssh.allowed, &ssh.revoked, at)?;
+    Some(SignerInfo { kind: "ssh", key, principals })
+}
+
+/// The key a signature the trust refuses says it was made by, and the principals the trust would
+/// give that key but for what refuses it: an SSH key with those of the allowed-signers lines that
+/// list it whatever restricts them ([`ssh_verify::listed_as`]), an OpenPGP key with its
+/// certificate's in the trust (none when the trust holds no certificate of it: its issuer's key
+/// id). `None` for a signature of no kind it reads.
+fn claimed_by(sig: &[u8], trust: &Trust, at: OffsetDateTime) -> Option<SignerInfo> {
+    if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
+        let issuers = openpgp::issuer_key_ids(sig).ok()?;
+        let (key, principals) = match trust.openpgp.as_ref().and_then(|pgp| pgp.holder_of(&issuers)) {
+            Some(held) => held,
+            None => (issuers.first()?.clone(), Vec::new()),
+        };
+        return Some(SignerInfo { kind: "openpgp", key, principals });
+    }
+    let (key, principals) = ssh_verify::listed_as(sig, trust.ssh.as_ref().map(|ssh| &ssh.allowed), at)?;
     Some(SignerInfo { kind: "ssh", key, principals })
 }
 
@@ -340,7 +387,11 @@ pub fn check_note_every(
         lines.iter().map(|l| check_line(&l.envelope, trust, at, commit_sha256)).unzip();
     let every_signer = every_of
         .filter(|i| *i < lines.len())
-        .map(|i| LineSigners { maker: maker_of(lines, &trusted, i), every: trusted[i].every.clone() })
+        .map(|i| LineSigners {
+            maker: maker_of(lines, &trusted, i),
+            every: trusted[i].every.clone(),
+            refused: trusted[i].refused.clone(),
+        })
         .unwrap_or_default();
     let summary_digests: std::collections::HashSet<String> = lines
         .iter()
@@ -715,6 +766,49 @@ mod tests {
         env.signatures.pop();
         trust.via_tools = true;
         assert!(matches!(check(&env, &trust, at, ""), LineSignature::Trusted(_)), "Ada's alone holds");
+    }
+
+    /// A line signed by Ada and by Bob, whose allowed-signers line no longer accepts his key
+    /// (valid-before passed), or who is listed nowhere: the line holds by Ada's signature, and
+    /// Bob's is kept as refused, by his key with the principal his line would give it (none when
+    /// no line lists it) and the reason the check gave, in-process and `--via-tools` alike.
+    #[test]
+    fn a_signature_the_trust_refuses_beside_a_trusted_one_is_kept_with_its_key_principals_and_reason() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ada, bob) = (keygen(d, "ada", "ed25519"), keygen(d, "bob", "ed25519"));
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        for key in [&ada, &bob] {
+            let sig = SshSigner::from_key_path(key).expect("loads").sign(&env.pae()).expect("signs");
+            env.signatures.push(crate::model::dsse::Signature { keyid: String::new(), sig });
+        }
+        let bob_key = ssh_verify::listed_as(&env.signatures[1].sig, None, OffsetDateTime::now_utc())
+            .expect("an SSH signature")
+            .0;
+        let path = d.join("allowed_signers");
+        let expired =
+            format!("bob@x namespaces=\"in-toto\",valid-before=\"20200101Z\" {}\n", public_line(&bob));
+        for (bob_line, principals) in [(expired.as_str(), vec!["bob@x".to_owned()]), ("", vec![])] {
+            std::fs::write(&path, format!("ada@x {}\n{bob_line}", public_line(&ada))).expect("write");
+            let allowed = AllowedSigners::parse(&std::fs::read(&path).expect("read"), &path).expect("parses");
+            for via_tools in [false, true] {
+                let ssh = SshTrust::read_as(allowed.clone(), path.clone());
+                let trust = Trust { ssh: Some(ssh), via_tools, ..Trust::default() };
+                let (verdict, trusted) = check_line(&env, &trust, OffsetDateTime::now_utc(), "");
+                assert!(matches!(verdict, LineSignature::Trusted(_)), "{verdict:?}");
+                let [refused] = trusted.refused.as_slice() else { panic!("{:?}", trusted.refused) };
+                let claimed =
+                    SignerInfo { kind: "ssh", key: bob_key.clone(), principals: principals.clone() };
+                assert_eq!(refused.claimed, claimed, "via tools: {via_tools}");
+                assert_eq!(refused.why.code, "untrusted_signer", "{:?}", refused.why);
+                let why = match (bob_line.is_empty(), via_tools) {
+                    (false, _) => "valid-before",
+                    (true, false) => "no line of",
+                    (true, true) => "No principal matched",
+                };
+                assert!(refused.why.message.contains(why), "{via_tools}: {}", refused.why.message);
+            }
+        }
     }
 
     /// Ada's signature with bytes added after its SSHSIG blob: this verifier refuses it as

@@ -186,16 +186,21 @@ pub struct Rule {
     /// The rule's name, unique in the policy; every report row names the rule that judged it.
     pub name: Text,
     /// Globs over unit names (`*`, `?`, `[a-z]`, `{a,b}`); at least one.
+    #[schemars(length(min = 1))]
     pub units: Vec<UnitGlob>,
     /// Who may sign the line that covers a tick (its summary, or a decision's one line): principals
-    /// as the trust files name them, `"*"` for any the trust accepts. Absent: no requirement.
+    /// as the trust files name them, `"*"` for any the trust accepts; at least one. Absent: no
+    /// requirement.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub signers: Option<Vec<Principal>>,
-    /// The verdicts a tick may carry. Absent: every verdict.
+    /// The verdicts a tick may carry; at least one. Absent: every verdict.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub verdicts: Option<Vec<Verdict>>,
     /// Phases that must be present and hold: baseline, green and held_out `PASSED` (held_out with
-    /// `passed` equal to `total`, at least one), red present (and `FAILED`, as always).
+    /// `passed` equal to `total`, at least one), red present (and `FAILED`, as always). Empty or
+    /// absent: no phase is asked for.
     #[serde(default)]
     pub phases: Option<Vec<Phase>>,
     /// Signatures of other people on the covering line.
@@ -207,11 +212,13 @@ pub struct Rule {
     /// The least acceptance strength, the signed `strength.combined.share`.
     #[serde(default)]
     pub min_strength: Option<Share>,
-    /// The gaming monitor states that count (the signed `monitor.state`).
+    /// The gaming monitor states that count (the signed `monitor.state`); at least one.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub monitor: Option<Vec<MonitorState>>,
-    /// The sandbox modes that count (the signed `sandbox.mode`).
+    /// The sandbox modes that count (the signed `sandbox.mode`); at least one.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub sandbox: Option<Vec<Text>>,
     /// `false`: evidence re-issued by `attest carry` (with `carried`) does not count.
     #[serde(default)]
@@ -227,9 +234,10 @@ pub struct Rule {
 pub struct Approvals {
     /// How many distinct approvers, at least 1.
     pub count: Count,
-    /// Who counts as an approver (principals, `"*"` for any the trust accepts). Absent: anyone
-    /// the trust accepts.
+    /// Who counts as an approver (principals, `"*"` for any the trust accepts); at least one.
+    /// Absent: anyone the trust accepts.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub by: Option<Vec<Principal>>,
 }
 
@@ -621,6 +629,9 @@ impl VerifierPolicy {
                     format!("rule `{}` has no units; write units = [\"<glob>\"], such as [\"*\"]", r.name),
                 ));
             }
+            if let Some(message) = empty_list(r) {
+                return Err(at(text, start, message));
+            }
             let lists = [
                 r.units.len(),
                 r.signers.as_ref().map_or(0, Vec::len),
@@ -654,6 +665,50 @@ impl VerifierPolicy {
     pub fn rule_for(&self, unit: &str) -> Option<(usize, &Rule)> {
         self.rules().enumerate().find(|(_, r)| r.matches(unit))
     }
+}
+
+/// What to write instead of the first list of `rule` that is empty where empty means that nothing
+/// can ever hold (every tick of its units refused, whatever was signed): `signers`, `verdicts`,
+/// `approvals.by`, `monitor`, `sandbox`. `phases = []` asks for no phase, as leaving it out does,
+/// and is read so.
+fn empty_list(rule: &Rule) -> Option<String> {
+    fn empty<T>(list: Option<&Vec<T>>) -> bool {
+        list.is_some_and(Vec::is_empty)
+    }
+    let lists = [
+        (
+            empty(rule.signers.as_ref()),
+            "signers",
+            "no signer meets it, so the rule would refuse every tick of its units",
+            "leave `signers` out to accept any signer, or write signers = [\"<principal>\"] ([\"*\"]: anyone your trust accepts)",
+        ),
+        (
+            empty(rule.verdicts.as_ref()),
+            "verdicts",
+            "no verdict meets it, so the rule would refuse every tick of its units but skips (which `skips` judges)",
+            "leave `verdicts` out to accept every verdict, or write verdicts = [\"verified\"]",
+        ),
+        (
+            empty(rule.approvals.as_ref().and_then(|a| a.by.as_ref())),
+            "approvals.by",
+            "no approval counts, so the rule would refuse every tick of its units",
+            "leave `by` out to count anyone your trust accepts, or write by = [\"<principal>\"]",
+        ),
+        (
+            empty(rule.monitor.as_ref()),
+            "monitor",
+            "no monitor state meets it, so the rule would refuse every tick of its units",
+            "leave `monitor` out to accept any, or write monitor = [\"clean\"]",
+        ),
+        (
+            empty(rule.sandbox.as_ref()),
+            "sandbox",
+            "no sandbox mode meets it, so the rule would refuse every tick of its units",
+            "leave `sandbox` out to accept any, or write sandbox = [\"<mode>\"], such as [\"container\"]",
+        ),
+    ];
+    let (_, key, never, instead) = lists.into_iter().find(|(is_empty, ..)| *is_empty)?;
+    Some(format!("rule `{}` has `{key} = []`: {never}; {instead}", rule.name))
 }
 
 /// Where a parser's error that names no place is, and what to do: a key of more dots than the
@@ -909,6 +964,31 @@ signers = ["*"]
         assert_eq!(e.line, 6, "{e}: the second rule's header");
         let e = error("[[rule]]\nname = \"a\"\nunits = [\"*\"]\n");
         assert!(e.message.contains("version"), "{e}");
+    }
+
+    #[test]
+    fn a_list_that_empty_no_tick_could_meet_is_refused_at_its_rule_as_empty_units_are() {
+        for (list, what, instead) in [
+            ("units = []", "has no units", "write units = [\"<glob>\"]"),
+            ("signers = []", "`signers = []`: no signer meets it", "leave `signers` out"),
+            ("verdicts = []", "`verdicts = []`: no verdict meets it", "write verdicts = [\"verified\"]"),
+            (
+                "approvals = { count = 2, by = [] }",
+                "`approvals.by = []`: no approval counts",
+                "leave `by` out",
+            ),
+            ("monitor = []", "`monitor = []`: no monitor state meets it", "write monitor = [\"clean\"]"),
+            ("sandbox = []", "`sandbox = []`: no sandbox mode meets it", "write sandbox = [\"<mode>\"]"),
+        ] {
+            let units = if list.starts_with("units") { "" } else { "units = [\"*\"]\n" };
+            let e = error(&format!("version = 1\n\n [[rule]]\nname = \"a\"\n{units}{list}\n"));
+            assert_eq!((e.line, e.column), (3, 2), "{list}: {e}");
+            assert!(e.message.starts_with("rule `a` ") && e.message.contains(what), "{list}: {e}");
+            assert!(e.message.contains(instead), "{list}: {e}");
+        }
+        let text = "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nphases = []\n";
+        let p = VerifierPolicy::parse(text.as_bytes(), "p").expect("no phase asked for, as without `phases`");
+        assert_eq!(p.rules().next().and_then(|r| r.phases.as_deref()), Some(&[][..]));
     }
 
     #[test]

@@ -414,6 +414,51 @@ fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
     assert!(report["error"].as_str().unwrap().contains("--policy-rev <base>:policy.toml"), "{report:#}");
 }
 
+/// A list that, empty, no tick could ever meet is refused where the policy is read (exit 13, at
+/// its rule's header, as `units = []` is), saying what to write instead; `phases = []` asks for no
+/// phase, as leaving it out does, and reads.
+#[test]
+fn an_empty_list_no_tick_could_meet_is_refused_when_the_policy_is_read_naming_what_to_write() {
+    let s = Signed::new();
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let cases = [
+        ("units = []", "has no units", "units = [\"<glob>\"]"),
+        ("units = [\"*\"]\nsigners = []", "`signers = []`: no signer meets it", "leave `signers` out"),
+        (
+            "units = [\"*\"]\nverdicts = []",
+            "`verdicts = []`: no verdict meets it",
+            "verdicts = [\"verified\"]",
+        ),
+        (
+            "units = [\"*\"]\napprovals = { count = 1, by = [] }",
+            "`approvals.by = []`: no approval counts",
+            "leave `by` out",
+        ),
+        ("units = [\"*\"]\nmonitor = []", "`monitor = []`", "monitor = [\"clean\"]"),
+        ("units = [\"*\"]\nsandbox = []", "`sandbox = []`", "sandbox = [\"<mode>\"]"),
+    ];
+    for (keys, what, instead) in cases {
+        let text = format!("version = 1\n\n  [[rule]]\nname = \"a\"\n{keys}\n");
+        let policy = s.policy("empty.toml", &text);
+        let (code, report) = s.verify(&policy);
+        assert_eq!(code, Some(13), "{keys}: {report:#}");
+        let error = report["error"].as_str().unwrap();
+        let at = format!("{}:3:3: rule `a` ", policy.display());
+        assert!(error.contains(&at) && error.contains(what) && error.contains(instead), "{keys}: {error}");
+        let check = s.policy_check(&policy, &[]).failure(13);
+        assert!(check.stderr.contains("empty.toml:3:3: rule `a` ") && check.stderr.contains(what), "{check}");
+    }
+    let policy =
+        s.policy("phases.toml", "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nphases = []\n");
+    s.policy_check(&policy, &[]).success();
+    let (code, report) = s.verify(&policy);
+    assert_eq!(
+        (code, row(&report, &task("T005"))["outcome"].as_str()),
+        (Some(0), Some("evidenced")),
+        "{report:#}"
+    );
+}
+
 #[test]
 fn the_policy_rev_is_read_from_the_base_and_refused_inside_the_checked_range() {
     let s = Signed::new();
@@ -1177,6 +1222,75 @@ fn a_written_keyid_that_does_not_verify_stands_for_no_approval() {
     let checked =
         common::ssh_verify(&s.p.scratch, &bob_allowed, BOB, &summary.signatures[2].1, &summary.pae());
     assert!(checked.status.success(), "{checked}");
+}
+
+/// Bob's approval of Ada's tick, verified (`--signature-time now`) under trusts that hold Bob's key
+/// but do not accept it (a line expired, not valid yet, for another namespace; a revocation) and
+/// one that lists it not at all: the finding says that his signature is on the covering line, who
+/// it is (by the principal the trust gives his key, otherwise by the key) and why it does not
+/// count, and advises what can help rather than approving again.
+#[test]
+fn an_approval_by_a_key_the_trust_does_not_accept_is_named_with_why_it_does_not_count_and_what_helps() {
+    let s = Signed::new();
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    s.approve(&commit, &s.bob).success();
+    let listed = std::process::Command::new("ssh-keygen").arg("-lf").arg(&s.bob.public).output().unwrap();
+    let bob_key = String::from_utf8(listed.stdout).unwrap().split_whitespace().nth(1).unwrap().to_owned();
+    let text = "version = 1\n[[rule]]\nname = \"two\"\nunits = [\"*\"]\napprovals = { count = 1, by = [\"bob@example.com\"] }\n";
+    let policy = s.policy("two.toml", text);
+    let revoked = s.p.scratch.join("revoked_keys");
+    std::fs::write(&revoked, format!("{}\n", s.bob.public_line)).unwrap();
+    let ada = format!("{PRINCIPAL} namespaces=\"in-toto\" {}\n", s.ada.public_line);
+    let bob = |options: &str| format!("{BOB} {options} {}\n", s.bob.public_line);
+    let as_bob = format!("{BOB} (ssh key {bob_key}): ");
+    let renew = "approving again with the same key cannot help: if you still trust the key, renew or correct its entry in your trust";
+    let cases: Vec<(String, bool, Vec<String>)> = vec![
+        (
+            bob("namespaces=\"in-toto\",valid-before=\"20200101Z\""),
+            false,
+            vec![as_bob.clone(), "(valid-before)".into(), "(untrusted_signer)".into(), renew.into()],
+        ),
+        (
+            bob("namespaces=\"in-toto\",valid-after=\"29990101Z\""),
+            false,
+            vec![as_bob.clone(), "(valid-after)".into(), renew.into()],
+        ),
+        (bob("namespaces=\"git\""), false, vec![as_bob.clone(), "namespaces \"git\"".into(), renew.into()]),
+        (
+            bob("namespaces=\"in-toto\""),
+            true,
+            vec![as_bob.clone(), "(revoked_key)".into(), "a revoked key never counts again".into()],
+        ),
+        (
+            String::new(),
+            false,
+            vec![format!("ssh key {bob_key}, named by no principal of your trust: "), renew.into()],
+        ),
+    ];
+    for (bob_line, revoke, said) in cases {
+        let trust = s.p.scratch.join("trust");
+        std::fs::write(&trust, format!("{ada}{bob_line}")).unwrap();
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--signature-time", "now"];
+        args.extend(["--allowed-signers", trust.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+        if revoke {
+            args.extend(["--revoked", revoked.to_str().unwrap()]);
+        }
+        let text = s.p.speccoder(&args).failure(26);
+        args.push("--json");
+        let out = s.p.speccoder(&args).failure(26);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let row = row(&report, &target);
+        assert_eq!(row["reason"], "policy_approval", "{bob_line}: {row:#}");
+        let message = row["findings"][0]["message"].as_str().unwrap();
+        let present = "0 approval(s) by bob@example.com on the covering line; it also carries 1 approval signature(s) your trust does not accept, which never count: ";
+        assert!(message.contains(present), "{bob_line}: {message}");
+        for part in &said {
+            assert!(message.contains(part.as_str()), "{bob_line}: `{part}` in {message}");
+        }
+        assert!(!message.contains("add them with"), "{bob_line}: {message}");
+        assert!(text.stdout.contains(present) && text.stdout.contains(said[0].as_str()), "{text}");
+    }
 }
 
 /// An approval that would make the covering line longer than a reader takes is refused, naming

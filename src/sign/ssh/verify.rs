@@ -146,6 +146,26 @@ pub fn trusted_claim(
     Some((fingerprint(sig.signer.signing_key()), principals))
 }
 
+/// The fingerprint of the key `armored_sig` carries and the principals the lines of `allowed` (none:
+/// no file was given) that list it, or its certificate's CA, would give it whatever restricts
+/// those lines (namespaces, valid-after, valid-before) and whether a revocation names the key:
+/// who a signature the trust refuses claims to be, for a message. Nothing is judged here: whether
+/// the trust accepts the signature, and why not, is [`verify`]'s (and `ssh-keygen`'s) verdict.
+#[must_use]
+pub fn listed_as(
+    armored_sig: &[u8],
+    allowed: Option<&AllowedSigners>,
+    at: OffsetDateTime,
+) -> Option<(String, Vec<String>)> {
+    let sig = sshsig::parse_armored(armored_sig).ok()?;
+    let mut principals: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (_, given) in allowed.into_iter().flat_map(|a| listing(&sig.signer, a, at, CaSignature::Checked)) {
+        principals.extend(given.into_iter().flatten().filter(|p| seen.insert(p.clone())));
+    }
+    Some((fingerprint(sig.signer.signing_key()), principals))
+}
+
 /// This verifier's reading of the allowed-signers file for one key, for `ssh-keygen` to confirm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToConfirm {
@@ -282,22 +302,7 @@ fn read_lines(
     // The principals already taken, so that a line listing tens of thousands stays linear.
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut refusals = Vec::new();
-    for line in &allowed.signers {
-        // As OpenSSH's `check_allowed_keys_line`: a line without cert-authority names the signer's
-        // key exactly (a plain key the plain key, a certificate the very same certificate); a
-        // cert-authority line names the CA of the signer's certificate.
-        let candidates = match (signer, line.cert_authority) {
-            (SignerKey::Plain(key), false) if line.certificate.is_none() && line.key.key_data() == key => {
-                listed_principals(line)
-            }
-            (SignerKey::Certificate(cert), false) if line.certificate.as_deref() == Some(cert.blob()) => {
-                ca_signed(cert, ca).and_then(|()| listed_principals(line))
-            }
-            (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
-                ca_signed(cert, ca).and_then(|()| certificate_principals(cert, line, at))
-            }
-            _ => continue,
-        };
+    for (line, candidates) in listing(signer, allowed, at, ca) {
         match candidates
             .and_then(|c| line_applies(line, namespace, at).map(|()| c).map_err(LineRefusal::from))
         {
@@ -312,6 +317,34 @@ fn read_lines(
         }
     }
     LinesRead { principals, refusals }
+}
+
+/// Each line of `allowed` that lists `signer`'s key (or its certificate's CA), with the principals
+/// it gives the signer before the line's own restrictions (namespaces, valid-after, valid-before),
+/// otherwise why none. As OpenSSH's `check_allowed_keys_line`: a line without cert-authority names
+/// the signer's key exactly (a plain key the plain key, a certificate the very same certificate);
+/// a cert-authority line names the CA of the signer's certificate.
+fn listing<'a>(
+    signer: &'a SignerKey,
+    allowed: &'a AllowedSigners,
+    at: OffsetDateTime,
+    ca: CaSignature,
+) -> impl Iterator<Item = (&'a AllowedSigner, Result<Vec<String>, LineRefusal>)> + 'a {
+    allowed.signers.iter().filter_map(move |line| {
+        let candidates = match (signer, line.cert_authority) {
+            (SignerKey::Plain(key), false) if line.certificate.is_none() && line.key.key_data() == key => {
+                listed_principals(line)
+            }
+            (SignerKey::Certificate(cert), false) if line.certificate.as_deref() == Some(cert.blob()) => {
+                ca_signed(cert, ca).and_then(|()| listed_principals(line))
+            }
+            (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
+                ca_signed(cert, ca).and_then(|()| certificate_principals(cert, line, at))
+            }
+            _ => return None,
+        };
+        Some((line, candidates))
+    })
 }
 
 /// The principals `read` found for `signer` in `file`; otherwise why none.

@@ -3,7 +3,7 @@
 //! note lacks fails (`policy_evidence`), never passes.
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::signatures::{LineSigners, Maker, SignerInfo};
+use crate::check::signatures::{LineSigners, Maker, Refused, SignerInfo};
 use crate::model::test_result::{Phase, TestOutcome};
 use crate::model::verifier_policy::{Principal, Rule, identities, same_identity};
 use crate::verify::policy::binders::Binders;
@@ -124,14 +124,83 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, binders: &Binders, ou
             }
         };
         let shared = by.map(|by| shared_names(by, every, binders)).unwrap_or_default();
+        let refused = refused_approvals(&ev.covering, |s| by.is_none_or(|by| names(by, s)));
+        let what_to_do = what_to_do(&refused);
         out.push(
             finding(
                 code::APPROVAL,
                 rule,
-                format!("{counted} approval(s) by {who} on the covering line{against}; add them with `speccoder attest approve <commit>`{shared}"),
+                format!("{counted} approval(s) by {who} on the covering line{against}; {what_to_do}{shared}"),
             )
             .expected_found(approvals.count.0.to_string(), counted.to_string()),
         );
+    }
+}
+
+/// The signatures of the covering line `covering` by keys the trust does not accept that would
+/// be approvals but for that: by none of the people who may have made the tick, and by someone
+/// `counts` (the rule's `by`) names, or whom no entry of the trust names at all (a new key of a
+/// named approver is such a key). Each key once.
+fn refused_approvals(covering: &LineSigners, counts: impl Fn(&SignerInfo) -> bool) -> Vec<&Refused> {
+    let makers = covering.maker.possible(&covering.every);
+    let mut out: Vec<&Refused> = Vec::new();
+    for r in &covering.refused {
+        let candidate = !makers.iter().any(|m| shares(m, &r.claimed))
+            && (r.claimed.principals.is_empty() || counts(&r.claimed));
+        if candidate
+            && !out.iter().any(|o| o.claimed.kind == r.claimed.kind && o.claimed.key == r.claimed.key)
+        {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// How to meet `approvals` when the approvals the covering line carries fall short: approve, or,
+/// when it carries signatures the trust does not accept (`refused`), which approving again with
+/// the same key cannot help, who made each and why the trust refuses it, and what does help.
+fn what_to_do(refused: &[&Refused]) -> String {
+    const ADD: &str = "approve with a key your trust accepts (`speccoder attest approve <commit>`)";
+    const RENEW: &str = "renew or correct its entry in your trust (an allowed-signers line's valid-before, valid-after or namespaces, a line for a key none lists, an OpenPGP certificate's expiry) and verify again";
+    if refused.is_empty() {
+        return "add them with `speccoder attest approve <commit>`".to_owned();
+    }
+    let each: Vec<String> = refused
+        .iter()
+        .map(|r| format!("{}: {} ({})", signer(&r.claimed), r.why.message, r.why.code))
+        .collect();
+    let revoked = refused.iter().any(|r| r.why.code == REVOKED);
+    let renewable = refused.iter().any(|r| r.why.code != REVOKED);
+    let help = match (renewable, revoked) {
+        (true, false) => format!("if you still trust the key, {RENEW}, or {ADD}"),
+        (false, _) => format!("a revoked key never counts again: {ADD}"),
+        (true, true) => {
+            format!(
+                "a revoked key never counts again; if you still trust a key that is not revoked, {RENEW}; or {ADD}"
+            )
+        }
+    };
+    format!(
+        "it also carries {} approval signature(s) your trust does not accept, which never count: {}; approving again with the same key cannot help: {help}",
+        refused.len(),
+        each.join("; "),
+    )
+}
+
+/// The code of a signature by a key a revocation names.
+const REVOKED: &str = "revoked_key";
+
+/// One signer for a message: the principals the trust gives it (at most a few) and its key, or
+/// its key alone when the trust names none for it.
+fn signer(s: &SignerInfo) -> String {
+    const SHOWN: usize = 3;
+    match s.principals.as_slice() {
+        [] => format!("{} key {}, named by no principal of your trust", s.kind, s.key),
+        p => {
+            let more = p.len().saturating_sub(SHOWN);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{}{more} ({} key {})", p[..p.len().min(SHOWN)].join(" / "), s.kind, s.key)
+        }
     }
 }
 
@@ -177,11 +246,6 @@ fn describe_maker(signers: &LineSigners) -> String {
 /// own tick) nor an approver counted before it is (one principal counts once). They are taken in
 /// the order of `signers`, which [`LineSigners::every`] keeps by key, never the line's.
 fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
-    let shares = |a: &SignerInfo, b: &SignerInfo| {
-        (a.kind == b.kind && a.key == b.key)
-            || identities(a.kind, &a.principals)
-                .any(|x| identities(b.kind, &b.principals).any(|y| same_identity(x, y)))
-    };
     let mut taken: Vec<&SignerInfo> = vec![author];
     for s in signers {
         if counts(s) && !taken.iter().any(|t| shares(t, s)) {
@@ -189,6 +253,13 @@ fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&Signe
         }
     }
     taken.len() - 1
+}
+
+/// Whether two signers are one key, or one person ([`identities`], [`same_identity`]).
+fn shares(a: &SignerInfo, b: &SignerInfo) -> bool {
+    (a.kind == b.kind && a.key == b.key)
+        || identities(a.kind, &a.principals)
+            .any(|x| identities(b.kind, &b.principals).any(|y| same_identity(x, y)))
 }
 
 /// The signers of a line, for a message.
@@ -330,7 +401,7 @@ mod tests {
 
     /// The signers of a line `maker` made, nobody approving it yet.
     fn made_by(maker: SignerInfo) -> LineSigners {
-        LineSigners { maker: Maker::Known(maker.clone()), every: vec![maker] }
+        LineSigners { maker: Maker::Known(maker.clone()), every: vec![maker], refused: Vec::new() }
     }
 
     /// Evidence of a verified tick by alice with a green run.
@@ -425,6 +496,57 @@ mod tests {
         assert!(judge(&rule(by_bob), &ev, false).is_empty());
     }
 
+    /// A signature on the covering line by `claimed` that the trust refused with `code`.
+    fn refused(claimed: SignerInfo, code: &'static str) -> Refused {
+        let why = Finding::new(CommitOutcome::UntrustedSigner, code, format!("{} refused", claimed.key));
+        Refused { claimed, why }
+    }
+
+    #[test]
+    fn an_approval_the_trust_refuses_is_named_with_why_and_approving_again_is_not_advised() {
+        let by_bob = rule(r#"approvals = { count = 1, by = ["bob@example.org"] }"#);
+        let mut ev = alices_tick();
+        let found = judge(&by_bob, &ev, false);
+        assert!(
+            found[0].message.ends_with("; add them with `speccoder attest approve <commit>`"),
+            "{found:?}"
+        );
+        ev.covering.refused.push(refused(ssh("SHA256:bob", &["bob@example.org"]), "untrusted_signer"));
+        let found = judge(&by_bob, &ev, false);
+        assert_eq!(codes(&found), [code::APPROVAL]);
+        assert_eq!((found[0].expected.as_deref(), found[0].found.as_deref()), (Some("1"), Some("0")));
+        let said = &found[0].message;
+        assert!(
+            said.contains("it also carries 1 approval signature(s) your trust does not accept, which never count: bob@example.org (ssh key SHA256:bob): SHA256:bob refused (untrusted_signer); approving again with the same key cannot help: if you still trust the key, renew"),
+            "{said}"
+        );
+        assert!(!said.contains("add them with"), "{said}");
+        // A revoked key never counts again; a key no principal names may be the approver's new one.
+        ev.covering.refused = vec![
+            refused(ssh("SHA256:bob", &["bob@example.org"]), "revoked_key"),
+            refused(ssh("SHA256:new", &[]), "untrusted_signer"),
+        ];
+        let said = judge(&by_bob, &ev, false).remove(0).message;
+        assert!(said.contains("carries 2 approval signature(s)"), "{said}");
+        assert!(said.contains("ssh key SHA256:new, named by no principal of your trust: "), "{said}");
+        assert!(
+            said.contains("a revoked key never counts again; if you still trust a key that is not revoked"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_refused_signature_by_the_maker_or_someone_by_does_not_name_is_no_approval_to_speak_of() {
+        let by_bob = rule(r#"approvals = { count = 1, by = ["bob@example.org"] }"#);
+        let mut ev = alices_tick();
+        ev.covering
+            .refused
+            .push(refused(ssh("SHA256:alice-old", &["alice@example.org"]), "untrusted_signer"));
+        ev.covering.refused.push(refused(ssh("SHA256:carol", &["carol@example.org"]), "untrusted_signer"));
+        let said = judge(&by_bob, &ev, false).remove(0).message;
+        assert!(said.ends_with("add them with `speccoder attest approve <commit>`"), "{said}");
+    }
+
     #[test]
     fn an_approval_by_a_named_signer_never_stands_in_for_the_signer_who_made_the_tick() {
         let rule = rule("signers = [\"alice@example.org\", \"bob@example.org\"]\napprovals = { count = 1 }");
@@ -452,8 +574,11 @@ mod tests {
 
     #[test]
     fn a_tick_no_trusted_signer_made_meets_no_signers_rule() {
-        let approved_only =
-            LineSigners { maker: Maker::Unknown, every: vec![ssh("SHA256:alice", &["alice@example.org"])] };
+        let approved_only = LineSigners {
+            maker: Maker::Unknown,
+            every: vec![ssh("SHA256:alice", &["alice@example.org"])],
+            refused: Vec::new(),
+        };
         let ev = SignedEvidence { covering: approved_only, ..alices_tick() };
         let found = judge(&rule(r#"signers = ["*"]"#), &ev, false);
         assert_eq!(codes(&found), [code::SIGNER]);
@@ -470,7 +595,7 @@ mod tests {
             (ssh("SHA256:alice", &["alice@example.org"]), ssh("SHA256:bob", &["bob@example.org"]));
         let both = vec![alice, bob];
         let ev = SignedEvidence {
-            covering: LineSigners { maker: Maker::Several(both.clone()), every: both },
+            covering: LineSigners { maker: Maker::Several(both.clone()), every: both, refused: Vec::new() },
             ..alices_tick()
         };
         let found = judge(&rule(r#"signers = ["alice@example.org", "bob@example.org"]"#), &ev, false);
@@ -486,8 +611,10 @@ mod tests {
         let by_bob = rule(r#"approvals = { count = 1, by = ["bob@example.org"] }"#);
         for maker in [Maker::Unknown, Maker::Several(vec![alice.clone(), bob.clone()])] {
             for every in [vec![alice.clone(), bob.clone()], vec![bob.clone(), alice.clone()]] {
-                let ev =
-                    SignedEvidence { covering: LineSigners { maker: maker.clone(), every }, ..alices_tick() };
+                let ev = SignedEvidence {
+                    covering: LineSigners { maker: maker.clone(), every, refused: Vec::new() },
+                    ..alices_tick()
+                };
                 // Bob may have made it: his signature is no approval of his own tick.
                 let found = judge(&by_bob, &ev, false);
                 assert_eq!(codes(&found), [code::APPROVAL], "{maker:?}");
@@ -498,7 +625,7 @@ mod tests {
         }
         let three = vec![alice.clone(), bob, carol];
         let ev = SignedEvidence {
-            covering: LineSigners { maker: Maker::Several(vec![alice]), every: three },
+            covering: LineSigners { maker: Maker::Several(vec![alice]), every: three, refused: Vec::new() },
             ..alices_tick()
         };
         assert!(judge(&rule("approvals = { count = 2 }"), &ev, false).is_empty());
