@@ -914,7 +914,8 @@ pub struct ExportArgs {
     /// What is checked and exported.
     #[command(flatten)]
     pub history: HistoryArgs,
-    /// The directory to write: nothing may be there yet, or an empty directory; outside `.git`.
+    /// The directory to write: nothing may be there yet, or an empty directory of yours (the new
+    /// one keeps its owner, group and permissions); outside `.git`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Whom you trust.

@@ -122,12 +122,12 @@ pub fn strip_credentials(url: &str) -> Option<String> {
 /// An scp-like `[user@]host:path` as the `ssh://` URL git reads it as, so that what is published
 /// is a URI (RFC 3986), as every other shape is: `git@github.com:acme/app.git` becomes
 /// `ssh://git@github.com/acme/app.git`, the spelling npm and pip give it (`host:/srv/app.git`
-/// becomes `ssh://host/srv/app.git`, `[host:2222]:app.git` `ssh://host:2222/app.git`). Its user
-/// information loses a password, and with it the user (where the first `:` ends git's host, as in
-/// `user:pw@host:r`); a user name alone is kept, as an `ssh://` URL keeps it: ssh authenticates by
-/// key, so the name (`git`) is an account, never a secret, unlike a user name in an `https` URL,
-/// which may be a token. A character a URI's path may not hold (`?`, `#`, `%`, a non-ASCII one)
-/// is percent-encoded, as git's path holds it literally. A local path is `None`.
+/// becomes `ssh://host/srv/app.git`). Its user information loses a password, and with it the user
+/// (where the first `:` ends git's host, as in `user:pw@host:r`); a user name alone is kept, as an
+/// `ssh://` URL keeps it: ssh authenticates by key, so the name (`git`) is an account, never a
+/// secret, unlike a user name in an `https` URL, which may be a token. A character a URI's path
+/// may not hold (`?`, `#`, `%`, a non-ASCII one) is percent-encoded, as git's path holds it
+/// literally. A bracketed host is read as [`bracketed`] says. A local path is `None`.
 fn strip_scp_like(url: &str) -> Option<String> {
     let bytes = url.as_bytes();
     let drive = bytes.len() >= 3
@@ -138,25 +138,66 @@ fn strip_scp_like(url: &str) -> Option<String> {
     if drive || url.find(['/', '\\']).is_some_and(|slash| slash < colon) {
         return None;
     }
-    let first_segment = url.split('/').next().unwrap_or(url);
-    let (user, rest) = match first_segment.rsplit_once('@') {
-        Some((userinfo, _)) if userinfo.contains(':') => (None, &url[userinfo.len() + 1..]),
-        Some((user, _)) => (Some(user), &url[user.len() + 1..]),
-        None => (None, url),
+    let (user, host, path) = if url.starts_with('[') || url.contains("@[") {
+        bracketed(url)?
+    } else {
+        let first_segment = url.split('/').next().unwrap_or(url);
+        let (user, rest) = match first_segment.rsplit_once('@') {
+            Some((userinfo, _)) if userinfo.contains(':') => (None, &url[userinfo.len() + 1..]),
+            Some((user, _)) => (Some(user), &url[user.len() + 1..]),
+            None => (None, url),
+        };
+        let (host, path) = rest.split_once(':')?;
+        (user.map(str::to_owned), host.to_owned(), path)
     };
-    // git's host ends at the first `:`, or, bracketed (`[::1]`, `[host:port]`), at its `]`.
-    let (host, path) = match rest.strip_prefix('[').and_then(|r| r.split_once("]:")) {
-        Some((inside, path)) => match inside.rsplit_once(':') {
-            Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
-                (inside.to_owned(), path)
-            }
-            _ => (format!("[{inside}]"), path),
-        },
-        None => rest.split_once(':').map(|(host, path)| (host.to_owned(), path))?,
-    };
-    let user = user.map(|user| format!("{}@", uri_encoded(user).replace('@', "%40"))).unwrap_or_default();
+    let user = user.map(|user| format!("{}@", uri_encoded(&user).replace('@', "%40"))).unwrap_or_default();
     let path = uri_encoded(path.strip_prefix('/').unwrap_or(path));
     Some(format!("ssh://{user}{host}/{path}"))
+}
+
+/// The user, the host (with its port, an IPv6 address in brackets) and the path of an scp-like
+/// URL with a bracketed part, as git reads it (`connect.c`): the bracket opens after the first
+/// `@[`, or else at the start; the host part ends at the first `:` after its `]`; the brackets
+/// are dropped, and a port is split at the first `:` of what they held with the user before it,
+/// when only digits follow it (below 65536). So `[git@host:22]:x.git` is user `git`, host
+/// `host:22`, path `x.git`; `git@[host:2222]:x.git` the same with port 2222; `[::1]:x.git` host
+/// `[::1]`. `None` for a form git reads otherwise than its spelling says, or that no URI says as
+/// git reads it (a `]` not right before the `:`, text git drops, a user with a `:`, a bracket or
+/// an `@` in a host, a host with a `:` that is no IPv6 address): no origin is published rather
+/// than one git does not connect to.
+fn bracketed(url: &str) -> Option<(Option<String>, String, &str)> {
+    let open = url.find("@[").map_or(0, |at| at + 1);
+    let close = open + url[open..].find(']')?;
+    let path = url[close + 1..].strip_prefix(':')?;
+    let (before, inside) = (&url[..open], &url[open + 1..close]);
+    // What git hands ssh: the user part and the bracket's text, with the port split off.
+    let user_and_host = format!("{before}{inside}");
+    let (user_and_host, port) = match user_and_host.split_once(':') {
+        Some((name, port))
+            if !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && port.parse::<u32>().is_ok_and(|p| p < 65536) =>
+        {
+            (name.to_owned(), Some(port.to_owned()))
+        }
+        _ => (user_and_host, None),
+    };
+    let (user, host) = match user_and_host.rsplit_once('@') {
+        Some((user, host)) => (Some(user), host),
+        None => (None, user_and_host.as_str()),
+    };
+    let odd_host = host.is_empty()
+        || host.contains(['[', ']', '@'])
+        || (host.contains(':') && host.parse::<std::net::Ipv6Addr>().is_err());
+    if odd_host || user.is_some_and(|user| user.is_empty() || user.contains([':', '[', ']'])) {
+        return None;
+    }
+    let host = match port {
+        Some(port) => format!("{host}:{port}"),
+        None if host.contains(':') => format!("[{host}]"),
+        None => host.to_owned(),
+    };
+    Some((user.map(str::to_owned), host, path))
 }
 
 /// `text` with every character a URI's path segment may not hold (RFC 3986 `pchar`, and `/`)
@@ -253,6 +294,8 @@ mod tests {
             ("host:~ada/app.git", Some("ssh://host/~ada/app.git")),
             ("git@[host:2222]:acme/app.git", Some("ssh://git@host:2222/acme/app.git")),
             ("[::1]:app.git", Some("ssh://[::1]/app.git")),
+            ("[host:2222]:app.git", Some("ssh://host:2222/app.git")),
+            ("[host]:app.git", Some("ssh://host/app.git")),
             ("host:a#b?c%d/é.git", Some("ssh://host/a%23b%3Fc%25d/%C3%A9.git")),
             ("/srv/git/app.git", None),
             ("../app", None),
@@ -266,6 +309,36 @@ mod tests {
             ("https://host/a b", None),
             ("https://host/a\nb", None),
             ("", None),
+        ];
+        for (url, expected) in cases {
+            assert_eq!(strip_credentials(url).as_deref(), expected, "{url:?}");
+        }
+    }
+
+    /// What `git fetch-pack --diag-url` says git 2.47 connects to for each, and `None` where no
+    /// URI says that, or git drops or misreads part of the spelling.
+    #[test]
+    fn a_bracketed_scp_like_url_is_published_as_git_connects_to_it() {
+        let cases = [
+            // User, host and port inside the brackets: ssh `-p 22 git@host`, path `x.git`.
+            ("[git@host:22]:x.git", Some("ssh://git@host:22/x.git")),
+            ("[git@host:22]:/srv/x.git", Some("ssh://git@host:22/srv/x.git")),
+            ("[git@host]:x.git", Some("ssh://git@host/x.git")),
+            ("[h:0022]:x", Some("ssh://h:0022/x")),
+            ("[fe80::1]:x", Some("ssh://[fe80::1]/x")),
+            ("u@h@[k:1]:x", Some("ssh://u%40h@k:1/x")),
+            // git reads these otherwise than they are spelt: a password with the port taken for
+            // the host, text after `]` dropped, a bracket in the user, no port of 99999.
+            ("[u:pw@host:22]:x", None),
+            ("u:pw@[host:22]:x", None),
+            ("u@[h]x:y", None),
+            ("[a@[b]:c", None),
+            ("host:p@[x]:y", None),
+            ("[h:99999]:x", None),
+            ("[h:+22]:x", None),
+            ("[@h]:x", None),
+            ("[u@]:x", None),
+            ("u@[h:x", None),
         ];
         for (url, expected) in cases {
             assert_eq!(strip_credentials(url).as_deref(), expected, "{url:?}");

@@ -6,12 +6,16 @@
 //! the user gave, never of a temporary file.
 
 mod partial;
+mod reason;
+mod replaced;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::shown::one_line;
 use partial::Partial;
+use replaced::Replaced;
+pub use replaced::Unkept;
 
 /// Why an output file was not written, said of the path the user gave, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -95,9 +99,13 @@ pub enum Problem {
         one_line(&.0.display().to_string())
     )]
     InGitFile(PathBuf),
-    /// The system's reason.
+    /// The empty directory at the path is another user's, or the new directory put in its place
+    /// could not be given its group or its permissions ([`Unkept`]).
     #[error("{0}")]
-    Io(String),
+    Unkept(Unkept),
+    /// The system's reason, and its kind, which the advice follows.
+    #[error("{0}")]
+    Io(String, std::io::ErrorKind),
 }
 
 impl Problem {
@@ -129,18 +137,33 @@ impl Problem {
             Problem::NotEmpty => "name a new directory, or empty this one",
             Problem::NoName => "name the directory by its own name, as ../DIR",
             Problem::InGitDirectory(_) | Problem::InGitFile(_) => GIT_ADVICE,
-            Problem::Io(_) => "check the path and its permissions",
+            Problem::Unkept(Unkept::Owner(_)) => {
+                "name a new directory instead, or an empty one of this user's own"
+            }
+            Problem::Unkept(Unkept::Attribute { .. }) => {
+                "name a new directory instead, or an empty one whose group this user is in"
+            }
+            Problem::Io(_, kind) => io_advice(*kind),
         };
         advice.into()
     }
 
-    /// The system's reason for `e`, without any path a library put into it (`tempfile` names its
-    /// temporary file, which the user never named).
+    /// The system's reason for `e` ([`reason::of`]), and its kind.
     fn io(e: &std::io::Error) -> Problem {
-        Problem::Io(match e.raw_os_error() {
-            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-            None => e.kind().to_string(),
-        })
+        Problem::Io(reason::of(e), e.kind())
+    }
+}
+
+/// What [`Problem::advice`] says of a failure of the system's of `kind`: a full disk or quota is
+/// no matter of permissions.
+fn io_advice(kind: std::io::ErrorKind) -> &'static str {
+    use std::io::ErrorKind::{PermissionDenied, QuotaExceeded, StorageFull};
+    match kind {
+        StorageFull | QuotaExceeded => {
+            "free space on its file system (or within the quota), or write elsewhere"
+        }
+        PermissionDenied => "check the path and its permissions",
+        _ => "check the path, or write elsewhere",
     }
 }
 
@@ -290,16 +313,18 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
 /// directory beside it, never the path itself, and the next [`NewDir::create`] of the same path
 /// removes it: each is locked while its run lives). Nothing is written through a symbolic link: the
 /// files are new in a directory only this process made, and the rename replaces at most an empty
-/// directory (a link or a file swapped in at the path makes it fail).
+/// directory (a link or a file swapped in at the path makes it fail). An empty directory there is
+/// replaced only when it is this user's, and the new one keeps its owner, group and permissions
+/// ([`Replaced`]).
 #[derive(Debug)]
 pub struct NewDir {
     /// The directory as the user named it, without its `.` components ([`as_named`]).
     path: PathBuf,
     /// Where its files are written until [`NewDir::finish`].
     temp: Partial,
-    /// The permissions of the empty directory at the path when it was created, which the new one
-    /// keeps.
-    existing: Option<std::fs::Permissions>,
+    /// The empty directory at the path when it was created, whose owner, group and permissions
+    /// the new one keeps.
+    replaced: Option<Replaced>,
 }
 
 impl NewDir {
@@ -333,32 +358,38 @@ impl NewDir {
     }
 
     /// Starts a new directory at `path` ([`NewDir::check`]): its files go into a private
-    /// directory beside it until [`NewDir::finish`].
+    /// directory beside it until [`NewDir::finish`]. An empty directory at `path` must be this
+    /// user's, and the private one gets its group at once ([`Replaced::give_owner_and_group`]),
+    /// before any file is written.
     ///
     /// # Errors
-    /// [`OutputError`]: as [`NewDir::check`], or the directory beside it cannot be made.
+    /// [`OutputError`]: as [`NewDir::check`], the directory beside it cannot be made, or the empty
+    /// directory at `path` is another user's or has a group the new one cannot be given
+    /// ([`Problem::Unkept`]; the directory beside it is removed).
     pub fn create(path: &Path) -> Result<NewDir, OutputError> {
         Self::check(path)?;
         let path = &as_named(path);
         let fail = |problem: Problem| OutputError { path: path.clone(), problem };
         let parent = usable_parent(path).map_err(fail)?;
-        let existing = std::fs::symlink_metadata(path)
-            .ok()
-            .filter(std::fs::Metadata::is_dir)
-            .map(|meta| meta.permissions());
-        let mode = existing.clone().map(writable_by_owner).or_else(new_dir_mode);
+        let replaced =
+            std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_dir).map(Replaced::of);
+        let mode = replaced.as_ref().map(|old| writable_by_owner(old.permissions())).or_else(new_dir_mode);
         let temp = Partial::beside(parent, path, mode).map_err(|e| {
             use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
             fail(match e.kind() {
                 reason @ (PermissionDenied | ReadOnlyFilesystem) => Problem::ParentNotWritable {
                     parent: parent.to_owned(),
                     reason,
-                    there: existing.is_some(),
+                    there: replaced.is_some(),
                 },
                 _ => Problem::io(&e),
             })
         })?;
-        Ok(NewDir { path: path.clone(), temp, existing })
+        if let Some(old) = &replaced {
+            let writable = writable_by_owner(old.permissions());
+            old.give_owner_and_group(temp.handle(), writable).map_err(|e| fail(Problem::Unkept(e)))?;
+        }
+        Ok(NewDir { path: path.clone(), temp, replaced })
     }
 
     /// The directory as the user named it, without its `.` components.
@@ -395,30 +426,41 @@ impl NewDir {
     }
 
     /// Puts the directory at its path, by one rename over what is there (nothing, or an empty
-    /// directory), with the permissions a plain `mkdir` gives it (the umask's), or those of the
-    /// empty directory it replaces.
+    /// directory), with the permissions a plain `mkdir` gives it (the umask's), or the owner,
+    /// group and permissions of the empty directory it replaces.
     ///
     /// # Errors
     /// [`OutputError`]: something other than an empty directory appeared at the path meanwhile
-    /// (it is left as it is, and the files are removed), or the rename fails.
+    /// (it is left as it is), the permissions cannot be given, or the rename fails; the files are
+    /// removed, and nothing is left beside the path.
     pub fn finish(self) -> Result<(), OutputError> {
         let fail = |problem: Problem| OutputError { path: self.path.clone(), problem };
-        if let Some(permissions) = self.existing.clone() {
-            std::fs::set_permissions(self.temp.path(), permissions).map_err(|e| fail(Problem::io(&e)))?;
-        }
+        // The mark goes while the directory is still its owner's to write into: whatever
+        // permissions it takes then (`r-x`), a failure leaves nothing its drop cannot remove.
         self.temp.unmark().map_err(|e| fail(Problem::io(&e)))?;
-        std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
-            fail(match e.kind() {
-                std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
-                // A mount point [`NewDir::check`] could not tell (one of the parent's own file
-                // system, bound there).
-                std::io::ErrorKind::ResourceBusy => Problem::MountPoint,
-                _ => Problem::io(&e),
-            })
-        })?;
+        if let Err(problem) = self.put_in_place() {
+            if let Some(old) = &self.replaced {
+                let _removable = self.temp.handle().set_permissions(writable_by_owner(old.permissions()));
+            }
+            return Err(fail(problem));
+        }
         // Renamed: nothing is left for the guard to remove.
         self.temp.keep();
         Ok(())
+    }
+
+    /// Gives the directory the permissions of the one it replaces and renames it into place.
+    fn put_in_place(&self) -> Result<(), Problem> {
+        if let Some(old) = &self.replaced {
+            old.give_permissions(self.temp.handle()).map_err(Problem::Unkept)?;
+        }
+        std::fs::rename(self.temp.path(), &self.path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
+            // A mount point [`NewDir::check`] could not tell (one of the parent's own file
+            // system, bound there).
+            std::io::ErrorKind::ResourceBusy => Problem::MountPoint,
+            _ => Problem::io(&e),
+        })
     }
 }
 
@@ -447,7 +489,7 @@ fn plain_name(name: &str) -> Result<(), Problem> {
     if Path::new(name).file_name().and_then(|n| n.to_str()) == Some(name) {
         Ok(())
     } else {
-        Err(Problem::Io("not a plain file name".to_owned()))
+        Err(Problem::Io("not a plain file name".to_owned(), std::io::ErrorKind::InvalidInput))
     }
 }
 
@@ -1015,7 +1057,8 @@ mod tests {
         let fill = |name: &str, files: &[&str]| {
             std::fs::create_dir(dir.path().join(name)).unwrap();
             for file in files {
-                std::fs::write(dir.path().join(name).join(file), "x").unwrap();
+                let text = if *file == PARTIAL_MARKER { "" } else { "x" };
+                std::fs::write(dir.path().join(name).join(file), text).unwrap();
             }
         };
         // A user's own directories, and one a checked branch could commit, of such names.
@@ -1024,6 +1067,9 @@ mod tests {
         fill(".pack.partial-abc123", &["data.txt"]);
         fill(".pack.partial-xyz789", &[PARTIAL_MARKER]);
         std::fs::create_dir(dir.path().join(".pack.partial-xyz789/sub")).unwrap();
+        // A marker with something in it is none of ours: the user's file beside it stays.
+        fill(".pack.partial-n0tm1n", &["notes.txt"]);
+        std::fs::write(dir.path().join(".pack.partial-n0tm1n").join(PARTIAL_MARKER), "not empty").unwrap();
         // One a killed run left.
         fill(".pack.partial-k1ll3d", &[PARTIAL_MARKER, "a.intoto.jsonl"]);
         let made = NewDir::create(&out).unwrap();
@@ -1036,10 +1082,215 @@ mod tests {
         left.sort();
         assert_eq!(
             left,
-            [".pack.partial-", ".pack.partial-abc123", ".pack.partial-mine", ".pack.partial-xyz789", "pack"]
+            [
+                ".pack.partial-",
+                ".pack.partial-abc123",
+                ".pack.partial-mine",
+                ".pack.partial-n0tm1n",
+                ".pack.partial-xyz789",
+                "pack"
+            ]
         );
         assert!(dir.path().join(".pack.partial-mine/data.txt").exists());
+        assert!(dir.path().join(".pack.partial-n0tm1n/notes.txt").exists());
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "the marker never reaches the directory");
+    }
+
+    /// The names in `dir`, sorted.
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+    }
+
+    /// Where a test that runs again as `nobody` ([`run_as_nobody`]) finds the directory it works in.
+    #[cfg(target_os = "linux")]
+    const AS_NOBODY_DIR: &str = "SPECCODER_TEST_AS_NOBODY_DIR";
+
+    /// `nobody`'s user and group ids when this test runs as root, whom no file mode binds, and
+    /// `setpriv` can run it again as `nobody` (who may run this binary where it lies); else `None`.
+    #[cfg(target_os = "linux")]
+    fn nobody_when_root() -> Option<(u32, u32)> {
+        use std::os::unix::fs::MetadataExt as _;
+        let probe = tempfile::tempdir().ok()?;
+        if std::fs::metadata(probe.path()).ok()?.uid() != 0 {
+            return None;
+        }
+        let ran = |program: &str, args: &[&str]| {
+            let out = std::process::Command::new(program).args(args).output().ok()?;
+            out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        };
+        let (uid, gid): (u32, u32) =
+            (ran("id", &["-u", "nobody"])?.parse().ok()?, ran("id", &["-g", "nobody"])?.parse().ok()?);
+        let exe = std::env::current_exe().ok()?;
+        let (reuid, regid) = (format!("--reuid={uid}"), format!("--regid={gid}"));
+        ran("setpriv", &[&reuid, &regid, "--clear-groups", "test", "-x", exe.to_str()?])?;
+        Some((uid, gid))
+    }
+
+    /// Runs this binary's test `name` again as `nobody` (`uid`, `gid`, no other group), with `dir`
+    /// in [`AS_NOBODY_DIR`], and asserts that it passed.
+    #[cfg(target_os = "linux")]
+    #[track_caller]
+    fn run_as_nobody(name: &str, (uid, gid): (u32, u32), dir: &Path) {
+        let out = std::process::Command::new("setpriv")
+            .args([format!("--reuid={uid}"), format!("--regid={gid}"), "--clear-groups".to_owned()])
+            .arg(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(AS_NOBODY_DIR, dir)
+            .output()
+            .unwrap();
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && said.contains("1 passed"), "as nobody: {said}");
+    }
+
+    /// As a user whom modes bind (`nobody`, when the tests run as root), an empty directory of
+    /// theirs made `r-x` is filled and `r-x` again, and nothing is left beside it: its mark is
+    /// taken away before its permissions are given.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_empty_directory_its_owner_made_read_only_is_filled_and_nothing_is_left_beside_it() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let fill = |dir: &Path| {
+            let out = dir.join("out");
+            std::fs::create_dir(&out).unwrap();
+            std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
+            let pack = NewDir::create(&out).unwrap();
+            pack.write("a", b"a").unwrap();
+            pack.finish().unwrap();
+            assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o7777, 0o555);
+            assert_eq!(std::fs::read(out.join("a")).unwrap(), b"a");
+            assert_eq!(names_in(dir), ["out"], "nothing is left beside it");
+        };
+        if let Some(dir) = std::env::var_os(AS_NOBODY_DIR) {
+            return fill(Path::new(&dir));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        match nobody_when_root() {
+            Some(nobody) => {
+                std::os::unix::fs::chown(dir.path(), Some(nobody.0), Some(nobody.1)).unwrap();
+                run_as_nobody(
+                    "output_file::tests::an_empty_directory_its_owner_made_read_only_is_filled_and_nothing_is_left_beside_it",
+                    nobody,
+                    dir.path(),
+                );
+            }
+            None => fill(dir.path()),
+        }
+    }
+
+    /// As `nobody`, in a directory anyone may create in: root's empty directory, which nobody
+    /// could write into, and nobody's own of root's group, are refused before anything is
+    /// written, saying what to do, and left as they are. Only root makes them, so only a run as
+    /// root tells.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn another_user_s_empty_directory_or_one_whose_group_cannot_be_kept_is_refused_and_nothing_is_left() {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        if let Some(dir) = std::env::var_os(AS_NOBODY_DIR) {
+            let dir = Path::new(&dir);
+            let before = names_in(dir);
+            let err = NewDir::create(&dir.join("theirs")).unwrap_err();
+            assert!(matches!(err.problem, Problem::Unkept(Unkept::Owner(0))), "{err}");
+            let text = err.to_string();
+            assert!(text.contains("it is an empty directory of another user (uid 0)"), "{text}");
+            assert!(
+                text.ends_with("; name a new directory instead, or an empty one of this user's own"),
+                "{text}"
+            );
+            assert_eq!(names_in(dir), before, "nothing is left beside it");
+            let err = NewDir::create(&dir.join("grouped")).unwrap_err();
+            assert!(matches!(err.problem, Problem::Unkept(Unkept::Attribute { .. })), "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains("whose group (gid 0) the new directory put in its place could not be given"),
+                "{text}"
+            );
+            assert!(text.ends_with("or an empty one whose group this user is in"), "{text}");
+            assert_eq!(names_in(dir), before, "nothing is left beside it");
+            return;
+        }
+        let Some(nobody) = nobody_when_root() else { return };
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let (theirs, grouped) = (dir.path().join("theirs"), dir.path().join("grouped"));
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::create_dir(&grouped).unwrap();
+        std::os::unix::fs::chown(&grouped, Some(nobody.0), Some(0)).unwrap();
+        std::fs::set_permissions(&grouped, std::fs::Permissions::from_mode(0o770)).unwrap();
+        let (theirs_was, grouped_was) =
+            (std::fs::metadata(&theirs).unwrap(), std::fs::metadata(&grouped).unwrap());
+        run_as_nobody(
+            "output_file::tests::another_user_s_empty_directory_or_one_whose_group_cannot_be_kept_is_refused_and_nothing_is_left",
+            nobody,
+            dir.path(),
+        );
+        for (path, was) in [(&theirs, theirs_was), (&grouped, grouped_was)] {
+            let now = std::fs::metadata(path).unwrap();
+            assert_eq!((now.ino(), now.uid(), now.gid()), (was.ino(), was.uid(), was.gid()), "{path:?}");
+        }
+    }
+
+    /// A group `dir` can be given other than its own (one this user is in, or any as root), given.
+    #[cfg(unix)]
+    fn another_group_given(dir: &Path) -> Option<u32> {
+        use std::os::unix::fs::MetadataExt as _;
+        let own = std::fs::metadata(dir).unwrap().gid();
+        let out = std::process::Command::new("id").arg("-G").output().ok()?;
+        let mine = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|g| g.parse().ok())
+            .collect::<Vec<u32>>();
+        mine.into_iter()
+            .chain([4242])
+            .filter(|&gid| gid != own)
+            .find(|&gid| std::os::unix::fs::chown(dir, None, Some(gid)).is_ok())
+    }
+
+    /// A team's empty directory (its group, set-group-ID) is replaced by one of the same owner,
+    /// group and permissions, whose files get the group too. Where this user can give no other
+    /// group (not root, in one group), there is nothing to tell.
+    #[cfg(unix)]
+    #[test]
+    fn an_empty_directory_s_owner_group_and_set_group_id_bit_are_kept_by_the_new_one() {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let dir = tempfile::tempdir().unwrap();
+        let team = dir.path().join("team");
+        std::fs::create_dir(&team).unwrap();
+        let Some(gid) = another_group_given(&team) else { return };
+        std::fs::set_permissions(&team, std::fs::Permissions::from_mode(0o2770)).unwrap();
+        let was = std::fs::metadata(&team).unwrap();
+        let pack = NewDir::create(&team).unwrap();
+        pack.write("a", b"a").unwrap();
+        pack.finish().unwrap();
+        let now = std::fs::metadata(&team).unwrap();
+        assert_eq!((now.uid(), now.gid(), now.mode() & 0o7777), (was.uid(), gid, 0o2770));
+        assert_eq!(std::fs::metadata(team.join("a")).unwrap().gid(), gid, "its files get its group");
+        assert_eq!(names_in(dir.path()), ["team"]);
+    }
+
+    /// A full disk or quota is advised as space, a refusal as permissions, anything else neither.
+    #[cfg(unix)]
+    #[test]
+    fn a_full_disk_is_advised_to_free_space_and_only_a_refusal_to_check_permissions() {
+        let advice = |code: i32| {
+            let problem = Problem::io(&std::io::Error::from_raw_os_error(code));
+            (problem.to_string(), problem.advice(Path::new("out")).into_owned())
+        };
+        for code in [libc::ENOSPC, libc::EDQUOT] {
+            let (text, advice) = advice(code);
+            assert!(advice.starts_with("free space on its file system"), "{text}: {advice}");
+        }
+        assert!(advice(libc::ENOSPC).0.contains("No space left on device"));
+        for code in [libc::EACCES, libc::EPERM] {
+            assert_eq!(advice(code).1, "check the path and its permissions");
+        }
+        for code in [libc::EIO, libc::EROFS, libc::ENAMETOOLONG] {
+            let (text, advice) = advice(code);
+            assert_eq!(advice, "check the path, or write elsewhere", "{text}");
+        }
     }
 
     #[test]

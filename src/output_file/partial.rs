@@ -14,7 +14,7 @@ pub(super) struct Partial {
     temp: tempfile::TempDir,
     /// The directory, opened and locked while this run lives: one whose lock can be taken was
     /// left by a run that ended without removing it.
-    _lock: std::fs::File,
+    lock: std::fs::File,
 }
 
 impl Partial {
@@ -40,12 +40,18 @@ impl Partial {
         lock.try_lock().map_err(std::io::Error::other)?;
         std::fs::OpenOptions::new().write(true).create_new(true).open(temp.path().join(PARTIAL_MARKER))?;
         remove_left_behind(parent, &prefix);
-        Ok(Partial { temp, _lock: lock })
+        Ok(Partial { temp, lock })
     }
 
     /// The directory.
     pub(super) fn path(&self) -> &Path {
         self.temp.path()
+    }
+
+    /// The directory, opened: its owner, group and permissions are set through it, never through
+    /// its path.
+    pub(super) fn handle(&self) -> &std::fs::File {
+        &self.lock
     }
 
     /// Takes the mark away before the directory itself is renamed into place.
@@ -108,7 +114,8 @@ fn remove_left_behind(parent: &Path, prefix: &str) {
     }
 }
 
-/// The files of `dir` when it holds [`PARTIAL_MARKER`] and regular files only; else none.
+/// The files of `dir` when it holds [`PARTIAL_MARKER`], empty, and regular files only (each looked
+/// at as it is, never through a link); else none.
 fn files_of_a_partial(dir: &Path) -> Option<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut marked = false;
@@ -117,7 +124,13 @@ fn files_of_a_partial(dir: &Path) -> Option<Vec<PathBuf>> {
         if !entry.file_type().ok()?.is_file() {
             return None;
         }
-        marked |= entry.file_name() == PARTIAL_MARKER;
+        if entry.file_name() == PARTIAL_MARKER {
+            // A marker with something in it is none this crate made: a user's file.
+            if entry.metadata().ok()?.len() != 0 {
+                return None;
+            }
+            marked = true;
+        }
         files.push(entry.path());
     }
     marked.then_some(files)

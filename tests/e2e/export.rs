@@ -98,6 +98,19 @@ fn documented_pem_is_the_pack_s(pack: &Path, trusted: &Path) -> bool {
     status.success()
 }
 
+/// docs/export.md's git and coreutils lines, exactly as written, run with `bash -e` beside the pack
+/// `pack`: `Ok` with what they printed when every check held, `Err` with what they said.
+fn documented_coreutils_lines_hold(pack: &Path) -> Result<String, String> {
+    let docs = std::fs::read_to_string(common::crate_root().join("docs/export.md")).unwrap();
+    let from = docs.find("## The head commit and the notes, with git and coreutils").expect("documented");
+    let lines = docs[from..].split("```sh\n").nth(1).and_then(|r| r.split("```").next()).unwrap();
+    let auditor = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(pack, auditor.path().join("pack")).unwrap();
+    let out = Command::new("bash").args(["-euc", lines]).current_dir(auditor.path()).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if out.status.success() { Ok(said) } else { Err(said) }
+}
+
 /// Whether a DSSE verifier given the pack's own `vsa.pub.pem` and the envelope's `keyid` accepts
 /// the pack's summary: what a forger who put their key in the pack counts on.
 fn the_pack_s_own_key_verifies(pack: &Path) -> bool {
@@ -235,6 +248,39 @@ fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not(
         let refused = documented_recipe_verifies(&forged, &key.public).unwrap_err();
         assert!(refused.contains("VerificationError"), "{kind}: {refused}");
     }
+}
+
+/// The coreutils lines of docs/export.md hold for a pack as written, and fail for a pack missing a
+/// note file, missing a note's last line, or holding a note the summary does not name: they
+/// compare the summary's `inputAttestations` and the pack's lines both ways.
+#[test]
+fn the_documented_coreutils_lines_fail_a_pack_missing_a_note_file_or_a_line_or_with_one_more() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let out = t.p.scratch.join("pack");
+    t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    let said = documented_coreutils_lines_hold(&out).unwrap_or_else(|e| panic!("the pack as written: {e}"));
+    assert!(said.trim().is_empty(), "nothing differs: {said}");
+    let altered = |name: &str, alter: &dyn Fn(&Path)| {
+        let pack = t.p.scratch.join(name);
+        common::copy_dir(&out, &pack);
+        alter(&pack);
+        documented_coreutils_lines_hold(&pack).expect_err(name)
+    };
+    let note = |pack: &Path, i: usize| pack.join(format!("{}.intoto.jsonl", t.commits[i]));
+    let said = altered("missing-note", &|pack| std::fs::remove_file(note(pack, 0)).unwrap());
+    assert!(said.contains(&format!("< {}.intoto.jsonl#1 ", t.commits[0])), "{said}");
+    let said = altered("missing-line", &|pack| {
+        let text = std::fs::read_to_string(note(pack, 1)).unwrap();
+        let kept: Vec<&str> = text.lines().collect();
+        assert!(kept.len() > 1, "a tick's note holds several lines");
+        std::fs::write(note(pack, 1), kept[..kept.len() - 1].join("\n") + "\n").unwrap();
+    });
+    assert!(said.contains(&format!("< {}.intoto.jsonl#", t.commits[1])), "{said}");
+    let said = altered("one-more", &|pack| {
+        std::fs::copy(note(pack, 0), pack.join("0.intoto.jsonl")).map(drop).unwrap()
+    });
+    assert!(said.contains("> 0.intoto.jsonl#1 "), "{said}");
 }
 
 /// A P-256 key file whose scalar OpenSSH wrote without its leading zero byte (about one key in
@@ -391,6 +437,7 @@ fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_inst
     let bundle: Value = serde_json::from_slice(&std::fs::read(&bundle_file).unwrap()).unwrap();
     assert_eq!(bundle["mediaType"], "application/vnd.dev.sigstore.bundle.v0.3+json");
     check_pack(&t, &out, &payload_of(&bundle["dsseEnvelope"]), &["vsa.sigstore.json"]);
+    documented_coreutils_lines_hold(&out).unwrap_or_else(|e| panic!("the coreutils lines: {e}"));
 
     // sigstore-python, offline, trusting the test instance only (a client trust config holding its
     // trusted root). Its `sigstore verify` command cannot be the peer: it reads the statement with
