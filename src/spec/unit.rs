@@ -166,10 +166,30 @@ pub fn is_archive_dir(dir: &str) -> bool {
 /// The change id of an archive entry named as `openspec archive` names it, `YYYY-MM-DD-<id>`;
 /// `None` for any other name.
 pub(crate) fn archived_change_id(entry: &str) -> Option<&str> {
+    dated_id(entry).filter(|id| is_openspec_unit_name(id))
+}
+
+/// What follows the date of an archive entry dated as `openspec archive` dates one,
+/// `YYYY-MM-DD-<rest>`, whether or not `<rest>` can be a change id.
+fn dated_id(entry: &str) -> Option<&str> {
     let (date, id) = (entry.get(..10)?, entry.get(10..)?.strip_prefix('-')?);
     let date_shape =
         date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
-    (date_shape && is_openspec_unit_name(id)).then_some(id)
+    (date_shape && !id.is_empty()).then_some(id)
+}
+
+/// The unit name the entry `name` of `parent` (one of [`UNIT_PARENTS`]) is shaped as, by its name
+/// alone and whether or not that name is acceptable ([`check_unit_name`]): a Spec Kit feature's
+/// (`NNN-name`, [`is_speckit_unit_name`]), any entry of `openspec/changes/` but its archive, what
+/// follows the date of an archive entry dated as `openspec archive` dates one. A symbolic link or
+/// a submodule of such a name stands where a unit directory would be, whatever its name holds.
+pub(crate) fn unit_shaped<'n>(parent: &str, name: &'n str) -> Option<&'n str> {
+    match parent {
+        SPECKIT_SPECS_DIR => speckit_shaped(name).then_some(name),
+        OPENSPEC_CHANGES_DIR => (name != OPENSPEC_ARCHIVE).then_some(name),
+        _ if parent == UNIT_PARENTS[2] => dated_id(name),
+        _ => None,
+    }
 }
 
 /// The directories whose entries are units, or archived copies of one: Spec Kit's `specs/`,
@@ -283,11 +303,13 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
 /// other acceptable name is one when it holds a `tasks.md`.
 #[must_use]
 pub fn is_speckit_unit_name(name: &str) -> bool {
+    speckit_shaped(name) && check_unit_name(name).is_ok()
+}
+
+/// Whether `name` has [`is_speckit_unit_name`]'s shape, whether or not it is acceptable.
+fn speckit_shaped(name: &str) -> bool {
     let digits = name.bytes().take_while(u8::is_ascii_digit).count();
-    digits >= 3
-        && name.as_bytes().get(digits) == Some(&b'-')
-        && name.len() > digits + 1
-        && check_unit_name(name).is_ok()
+    digits >= 3 && name.as_bytes().get(digits) == Some(&b'-') && name.len() > digits + 1
 }
 
 /// Whether `name` can be an OpenSpec change id (any acceptable unit name except `archive`).

@@ -7,8 +7,9 @@
 //! under the same name or archived twice), an OpenSpec change whose schema has openspec count its
 //! tasks in another file than `tasks.md` ([`super::openspec_schema`]), a task list there that
 //! cannot be read, and
-//! a symbolic link or a submodule where a unit directory would be. A verifier reports each of
-//! them, so that no tick is skipped because of where it was written. A submodule anywhere else is
+//! a symbolic link or a submodule where a unit directory would be (named as a unit is, whether or
+//! not the name is one a unit can have). A verifier reports each of them, so that no tick is
+//! skipped because of where it was written. A submodule anywhere else is
 //! another repository's, whose boxes are no claim of this one: it is not searched.
 
 use std::collections::{HashMap, HashSet};
@@ -20,7 +21,7 @@ use super::tree::{EntryKind, SourceTree, join, link_or_submodule_on_the_way};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     archived_change_id, check_unit_name, dir_exists, is_openspec_unit_name, is_speckit_unit_dir,
-    is_speckit_unit_name,
+    is_speckit_unit_name, unit_shaped,
 };
 
 /// How many directories outside the units [`scan_units`] searches for task lists, all parents
@@ -69,9 +70,8 @@ pub struct Stray {
 struct Parent {
     /// The units (for the archive: one per archived copy, named by its change id), in entry order.
     units: Vec<UnitLoc>,
-    /// Symbolic links and submodules where a unit directory would be: (path, what it would be,
-    /// which of the two it is).
-    refused: Vec<(String, &'static str, EntryKind)>,
+    /// Symbolic links and submodules where a unit directory, or the directory of units, would be.
+    refused: Vec<Refused>,
     /// Directories that are no units, with why: searched for task lists by [`scan_units`].
     others: Vec<(String, String)>,
     /// The parent's own task lists ([`lists_in`]), each with why it is no unit's.
@@ -80,11 +80,25 @@ struct Parent {
     undecodable: Vec<String>,
 }
 
+/// A symbolic link or a submodule where a unit directory, or the directory of units, would be.
+struct Refused {
+    /// Its path.
+    path: String,
+    /// What would be there.
+    what: &'static str,
+    /// Which of the two it is.
+    kind: EntryKind,
+    /// Why its name cannot be a unit's, when it is shaped as one's ([`unit_shaped`]) but cannot
+    /// be one: no unit is there, yet a directory of that name would be searched for ticks, and a
+    /// link or a submodule cannot be.
+    misnamed: Option<&'static str>,
+}
+
 /// Sorts out the entries of `parent` (one of [`UNIT_PARENTS`]).
 fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError> {
     let mut out = Parent::default();
     if let Some((path, kind)) = link_or_submodule_on_the_way(tree, parent)? {
-        out.refused.push((path, "the directory of units", kind));
+        out.refused.push(Refused { path, what: "the directory of units", kind, misnamed: None });
         return Ok(out);
     }
     if !dir_exists(tree, parent)? {
@@ -111,17 +125,35 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
         };
         match (unit, kind) {
             (Some(unit), EntryKind::Dir) => out.units.push(unit),
-            (Some(_), EntryKind::Link | EntryKind::Submodule) => out.refused.push((path, what, kind)),
+            (Some(_), EntryKind::Link | EntryKind::Submodule) => {
+                out.refused.push(Refused { path, what, kind, misnamed: None });
+            }
             (None, EntryKind::Dir) => out.others.push((path, no_unit_because(parent, Some(&name)))),
-            (_, EntryKind::File | EntryKind::Special) | (None, EntryKind::Link | EntryKind::Submodule) => {}
+            (None, EntryKind::Link | EntryKind::Submodule) => {
+                let misnamed = misnamed(parent, &name);
+                out.refused.extend(misnamed.map(|why| Refused { path, what, kind, misnamed: Some(why) }));
+            }
+            (_, EntryKind::File | EntryKind::Special) => {}
         }
     }
     Ok(out)
 }
 
+/// Why the entry `name` of `parent`, shaped as a unit's ([`unit_shaped`]), cannot be one; `None`
+/// when it is not so shaped (a link or a submodule of that name stands where no unit would be).
+fn misnamed(parent: &str, name: &str) -> Option<&'static str> {
+    let id = unit_shaped(parent, name)?;
+    match check_unit_name(id) {
+        Err(SpecError::BadUnitName { reason, .. }) => Some(reason),
+        // Shaped as a change archived under the archive's own name.
+        _ => Some("it names the archive itself, which no change can be named"),
+    }
+}
+
 /// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
 /// or a submodule there would be. Either is refused where Spec Kit's own names would make it a
-/// unit; any other entry that is no directory is no unit.
+/// unit (and a stray where they would but for a name no unit can have, [`misnamed`]); any other
+/// entry that is no directory is no unit.
 fn speckit_entry(
     tree: &dyn SourceTree,
     name: &str,
@@ -183,9 +215,10 @@ pub fn readable_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> 
 /// hold ticks). A symbolic link or a submodule where a unit directory would be is refused.
 pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
     let parents = parents(tree)?;
-    let mut refused = parents.iter().flat_map(|p| &p.refused);
+    // A link or a submodule whose name cannot be a unit's stands where no unit is.
+    let mut refused = parents.iter().flat_map(|p| &p.refused).filter(|r| r.misnamed.is_none());
     if let Some(e) =
-        refused.find_map(|(path, what, kind)| SpecError::entry_refused(path, Some(*kind), what, "directory"))
+        refused.find_map(|r| SpecError::entry_refused(&r.path, Some(r.kind), r.what, "directory"))
     {
         return Err(e);
     }
@@ -293,15 +326,17 @@ fn units_read_from_tasks_md(
     Ok(read)
 }
 
-/// The stray of a symbolic link or a submodule at `path`, where `what` would be.
-fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
+/// The stray of a symbolic link or a submodule where a unit directory would be.
+fn refused(Refused { path, what, kind, misnamed }: &Refused) -> Stray {
+    let named = misnamed.map_or_else(String::new, |why| format!(", and its name cannot be a unit's: {why}"));
+    let renamed = if misnamed.is_some() { ", under a name a unit can have" } else { "" };
     let reason = if *kind == EntryKind::Link {
         format!(
-            "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
+            "it is a symbolic link where {what} would be{named}; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself{renamed}"
         )
     } else {
         format!(
-            "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
+            "it is a submodule (another repository) where {what} would be{named}; speccoder does not read into submodules: keep the unit in the project's own tree{renamed}"
         )
     };
     Stray {
@@ -833,6 +868,53 @@ mod tests {
         for stray in &scan.strays {
             assert!(stray.reason.starts_with("it is a submodule (another repository) where"), "{stray:?}");
             assert!(stray.checked.is_empty(), "{stray:?}");
+        }
+    }
+
+    #[test]
+    fn a_submodule_named_as_a_unit_in_a_name_no_unit_can_have_is_a_stray_that_says_both() {
+        let mut tree = MemTree::from_files([("specs/001-a/tasks.md", "- [x] T001 a\n")]).unwrap();
+        let named_as_units = [
+            "openspec/changes/.drafts",
+            "openspec/changes/archive/2025-01-01-archive",
+            "openspec/changes/archive/2025-01-01-new\nline",
+            "openspec/changes/tab\there",
+            "specs/002-esc\u{1b}[2J",
+            "specs/003-two  spaces",
+        ];
+        // Not named as units: another repository's, as a well-named one there is.
+        let elsewhere = ["openspec/changes/archive/not dated", "specs/002 b", "specs/notes\tx"];
+        for path in named_as_units.into_iter().chain(elsewhere) {
+            tree.insert_submodule(path).unwrap();
+        }
+        // No unit is there: a writer is stopped by none of them.
+        assert_eq!(names(&list_units(&tree).unwrap()), [(Format::SpecKit, "001-a", "specs/001-a")]);
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+        let shown = [
+            "openspec/changes/.drafts",
+            "openspec/changes/archive/2025-01-01-archive",
+            "openspec/changes/archive/2025-01-01-new\\nline",
+            "openspec/changes/tab\\there",
+            "specs/002-esc\\u{1b}[2J",
+            "specs/003-two  spaces",
+        ];
+        assert_eq!(strays, named_as_units.into_iter().zip(shown).collect::<Vec<_>>());
+        let why = [
+            "it starts with `.`",
+            "it names the archive itself",
+            "it contains a control character",
+            "it contains a control character",
+            "it contains a control character",
+            "it contains a blank other than one space",
+        ];
+        for (stray, why) in scan.strays.iter().zip(why) {
+            let what =
+                if stray.top.contains("/archive/") { "an archived change" } else { "a unit directory" };
+            let said = format!("where {what} would be, and its name cannot be a unit's: {why}");
+            assert!(stray.reason.contains(&said), "{stray:?}");
+            assert!(stray.reason.ends_with("under a name a unit can have"), "{stray:?}");
         }
     }
 

@@ -938,6 +938,41 @@ fn a_baseline_tick_whose_wrapped_part_was_reworded_since_holds_no_more() {
 }
 
 #[test]
+fn a_baseline_naming_a_tree_or_an_annotated_tag_says_what_it_names_and_what_to_write_and_holds_nothing() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked by hand");
+    let adoption = s.p.rev("HEAD");
+    s.p.git(&["tag", "-a", "-m", "adopted", "adopted", "HEAD"]);
+    let said = [
+        (
+            s.p.rev("HEAD^{tree}"),
+            "names a tree, not a commit: no tick holds by it; write a commit's full id".to_owned(),
+        ),
+        (
+            s.p.rev("adopted"),
+            format!(
+                "names an annotated tag, not a commit: no tick holds by it; write the commit it tags, {adoption},"
+            ),
+        ),
+    ];
+    for (id, says) in said {
+        let policy = baseline_policy(&s, &id);
+        let (code, report) = s.verify(&policy);
+        // Nothing is held, as with any baseline in no history of the head: the tag is not peeled.
+        assert_eq!(code, Some(26), "{report:#}");
+        assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence", "{report:#}");
+        let warnings = report["warnings"].to_string();
+        assert!(warnings.contains(&format!("baseline {id} {says}")), "{warnings}");
+        assert!(!warnings.contains("not in the history"), "{warnings}");
+        let check = s.policy_check(&policy, &[]).success();
+        assert!(
+            check.stdout.contains(&format!("  warning: the verifier policy's baseline {id} {says}")),
+            "{check}"
+        );
+    }
+}
+
+#[test]
 fn a_baseline_inside_the_history_under_review_holds_none_of_its_hand_ticks_and_says_so() {
     let s = Signed::new();
     s.p.git(&["checkout", "-q", "-b", "x"]);

@@ -394,6 +394,49 @@ fn a_link_where_another_unit_or_the_units_directory_would_be_stops_no_writer_and
     assert!(rows.contains(&evidenced), "{report:#}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_link_or_submodule_named_as_a_unit_is_a_row_of_its_own_whatever_its_name_holds() {
+    let c = Case::speckit();
+    std::fs::create_dir_all(c.p.root.join("openspec/changes/archive")).unwrap();
+    let links = ["specs/002-tab\there", "specs/003-new\nline", "specs/004-\u{1b}[2J", "specs/005-blank "];
+    let links =
+        links.into_iter().chain(["openspec/changes/tab\there", "openspec/changes/archive/2025-01-01-a\nb"]);
+    for link in links {
+        std::os::unix::fs::symlink("/tmp", c.p.root.join(link)).unwrap();
+    }
+    // Names no unit is shaped as stand where no unit would be, whatever they hold.
+    std::os::unix::fs::symlink("/tmp", c.p.root.join("specs/notes\tx")).unwrap();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "links named as units, in names no unit can have"]);
+    commit_gitlink(&c, "specs/006-sub\tmodule");
+
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let strays: Vec<&str> = rows.iter().map(|(task, _, _)| task.as_str()).collect();
+    let expected = [
+        "openspec/changes/archive/2025-01-01-a\\nb",
+        "openspec/changes/tab\\there",
+        "specs/002-tab\\there",
+        "specs/003-new\\nline",
+        "specs/004-\\u{1b}[2J",
+        "specs/005-blank ",
+        "specs/006-sub\\tmodule",
+    ];
+    assert_eq!(strays, expected, "{report:#}");
+    for row in report["ticks"].as_array().unwrap() {
+        let message = row["findings"][0]["message"].as_str().unwrap();
+        assert!(message.contains("and its name cannot be a unit's: it "), "{message}");
+        assert!(message.ends_with("under a name a unit can have"), "{message}");
+    }
+    // The policy a project adopts names each of them, made inert as the report makes them.
+    let init = c.p.speccoder(&["attest", "policy", "init"]).success();
+    for stray in expected {
+        assert!(init.stdout.contains(&format!("# - {stray}: verify fails it as `not_a_unit`")), "{init}");
+    }
+    assert!(!init.stdout.contains('\u{1b}'), "{init}");
+}
+
 #[test]
 fn each_feature_moved_into_an_archive_of_specs_by_hand_is_a_row_of_its_own() {
     let c = Case::speckit();

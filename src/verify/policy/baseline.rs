@@ -9,7 +9,7 @@ use std::fmt;
 
 use gix::ObjectId;
 
-use crate::git::{GitTree, Repo};
+use crate::git::{GitError, GitTree, Repo};
 use crate::model::verifier_policy::Baseline;
 use crate::spec::{TaskWording, TreeTaskLines};
 use crate::verify::box_setters::BoxSetters;
@@ -81,8 +81,9 @@ impl fmt::Display for NotHeld {
 
 impl<'r> BaselineView<'r> {
     /// `baseline` against the history under review (`head`, since `base` when there is one), and
-    /// a warning when it holds no tick at all: the commit is not in this repository, not in the
-    /// head's history, or inside the history under review, which the branch itself wrote.
+    /// a warning when it holds no tick at all: the commit is not in this repository, names no
+    /// commit (a tree, a blob, an annotated tag), is not in the head's history, or is inside the
+    /// history under review, which the branch itself wrote.
     #[must_use]
     pub fn new(
         repo: &'r Repo,
@@ -141,9 +142,7 @@ impl<'r> BaselineView<'r> {
 fn place(repo: &Repo, commit: &str, head: ObjectId, base: Option<ObjectId>) -> Result<ObjectId, String> {
     let ancestor = commit.parse::<ObjectId>().ok().filter(|c| repo.is_ancestor(*c, head).unwrap_or(false));
     let Some(id) = ancestor else {
-        return Err(format!(
-            "the verifier policy's baseline {commit} is not in the history of the head {head} (or not in this repository): no tick holds by it"
-        ));
+        return Err(unplaced(repo, commit, head));
     };
     match base {
         Some(base) if !repo.is_ancestor(id, base).unwrap_or(false) => Err(format!(
@@ -151,6 +150,39 @@ fn place(repo: &Repo, commit: &str, head: ObjectId, base: Option<ObjectId>) -> R
         )),
         _ => Ok(id),
     }
+}
+
+/// Why the baseline `commit`, in no history of `head`, holds no tick: what it names when that is
+/// an object of this repository but no commit, and what to write instead (an annotated tag is
+/// never taken for the commit it tags: the baseline stays the id the policy writes), else that it
+/// is not in the head's history.
+fn unplaced(repo: &Repo, commit: &str, head: ObjectId) -> String {
+    let said = format!("the verifier policy's baseline {commit}");
+    let found = commit.parse::<ObjectId>().ok().and_then(|id| match repo.commit(id) {
+        Err(GitError::WrongKind { found, .. }) => Some(found),
+        _ => None,
+    });
+    let what = match found.as_deref() {
+        None => {
+            return format!(
+                "{said} is not in the history of the head {head} (or not in this repository): no tick holds by it"
+            );
+        }
+        Some("tag") => match repo.rev_parse_peeled(commit) {
+            Ok(tagged) => {
+                return format!(
+                    "{said} names an annotated tag, not a commit: no tick holds by it; write the commit it tags, {tagged}, as the baseline's `commit`"
+                );
+            }
+            Err(_) => "an annotated tag that tags no commit",
+        },
+        Some("tree") => "a tree",
+        Some("blob") => "a blob",
+        Some(_) => "an object",
+    };
+    format!(
+        "{said} names {what}, not a commit: no tick holds by it; write a commit's full id (`git log` shows them) as the baseline's `commit`"
+    )
 }
 
 #[cfg(test)]
@@ -194,6 +226,47 @@ mod tests {
         );
         fixture.commit_file("specs/001-story/spec.md", "# Spec\n\n### User Story 1 - Count\n", "A spec");
         assert_eq!(held(&fixture, &adoption, &targets), [Ok(()), Ok(()), Ok(())]);
+    }
+
+    /// The warning of the baseline `commit` against the fixture's head.
+    fn warning_of(fixture: &Fixture, commit: &str) -> Option<String> {
+        let baseline = Baseline { commit: CommitId(commit.to_owned()), reason: "adopted".to_owned() };
+        BaselineView::new(&fixture.repo(), &baseline, fixture.rev("HEAD"), None).1
+    }
+
+    #[test]
+    fn a_baseline_naming_a_tree_a_blob_or_an_annotated_tag_says_so_and_what_to_write_and_holds_nothing() {
+        let fixture = Fixture::new();
+        let adoption = fixture.commit_file("specs/001-x/tasks.md", "- [x] T001 Do a\n", "Ticked by hand");
+        fixture.git(&["tag", "-a", "-m", "adopted", "v1", "HEAD"]);
+        fixture.git(&["tag", "-a", "-m", "a tree", "t1", "HEAD^{tree}"]);
+        let said = |spec: &str| {
+            let id = fixture.rev(spec).to_string();
+            let holds = held(&fixture, &id, &["001-x/T001"]);
+            assert_eq!(holds, [Err(NotHeld::Unplaced)], "a baseline naming no commit holds nothing");
+            let warning = warning_of(&fixture, &id).unwrap_or_default();
+            assert!(warning.starts_with(&format!("the verifier policy's baseline {id} names ")), "{warning}");
+            warning
+        };
+        let write_a_commit = "no tick holds by it; write a commit's full id (`git log` shows them)";
+        for (spec, what) in [("HEAD^{tree}", "a tree"), ("HEAD:specs/001-x/tasks.md", "a blob")] {
+            let warning = said(spec);
+            assert!(warning.contains(&format!("names {what}, not a commit: {write_a_commit}")), "{warning}");
+        }
+        let warning = said("t1");
+        assert!(
+            warning
+                .contains(&format!("an annotated tag that tags no commit, not a commit: {write_a_commit}"))
+        );
+        // The tag's commit is named, never taken for the baseline in its stead.
+        let warning = said("v1");
+        let tagged = format!(
+            "names an annotated tag, not a commit: no tick holds by it; write the commit it tags, {adoption}, as"
+        );
+        assert!(warning.contains(&tagged), "{warning}");
+        // An id of nothing here is still said to be in no history of the head.
+        let nowhere = warning_of(&fixture, &"0".repeat(40)).unwrap_or_default();
+        assert!(nowhere.contains("is not in the history of the head"), "{nowhere}");
     }
 
     #[test]

@@ -76,6 +76,10 @@ pub struct BaselineCheck {
     pub commit: String,
     /// Whether it is in the history of HEAD.
     pub in_history: bool,
+    /// Why it holds nothing, in verify's words, when it is not: not in the history of HEAD, or
+    /// no commit at all (a tree, a blob, an annotated tag), and what to write instead.
+    #[serde(skip)]
+    pub holds_none: Option<String>,
     /// The ticks of HEAD it holds (ticked there by hand, unchanged since, without a task commit).
     #[serde(serialize_with = "in_line")]
     pub holds: Vec<String>,
@@ -178,7 +182,8 @@ pub fn check(
                 .filter(|row| view.holds(&row.task, &setters).is_ok())
                 .map(|row| row.task.clone())
                 .collect();
-            Some(BaselineCheck { commit: b.commit.0.clone(), in_history: warning.is_none(), holds })
+            let commit = b.commit.0.clone();
+            Some(BaselineCheck { commit, in_history: warning.is_none(), holds_none: warning, holds })
         }
         None => None,
     };
@@ -312,14 +317,9 @@ impl std::fmt::Display for CheckReport {
             writeln!(f, "  warning: {}", one_line(why))?;
         }
         if let Some(b) = &self.baseline {
-            if b.in_history {
-                writeln!(f, "  baseline {}: holds {} hand ticks today", b.commit, b.holds.len())?;
-            } else {
-                writeln!(
-                    f,
-                    "  warning: baseline {} is not in the history of HEAD: it holds nothing",
-                    b.commit
-                )?;
+            match &b.holds_none {
+                None => writeln!(f, "  baseline {}: holds {} hand ticks today", b.commit, b.holds.len())?,
+                Some(why) => writeln!(f, "  warning: {}", one_line(why))?,
             }
         }
         Ok(())
