@@ -31,10 +31,16 @@
 //! the new side with that same change, which a rebase that flattens merges never makes, and a
 //! `--rebase-merges` that resolves it differently does not either (the labels of the conflict
 //! markers git writes name the commits merged, which a rebase changes: they are left out). A
-//! merge of the new side is merged again only when a merge of the old series has a change of its
-//! own to partner; otherwise it counts as changing nothing. A merge of more than two
-//! parents, which `git merge-tree` does not make, is judged by its whole change against its first
-//! parent.
+//! merge of the new side partners only when a merge of the old series has a change of its own to
+//! partner (otherwise it is not merged again for that: a main of many merges is long); but every
+//! merge of the new side that may undo a change judged is merged again ([`undoing`]): a `git merge
+//! -s ours` of a branch that holds the implementation, or a merge whose resolution restores what
+//! it changed, has the inverse of that change as its own. A merge of more than two parents, which `git merge-tree` does not
+//! make, is judged by its whole change against its first parent.
+//!
+//! The series is compared commit by commit, as `git cherry` compares: not by the change the new
+//! side makes as a whole, which a moved main changes too. So a commit of the new side that makes
+//! no change of a partner's, nor the exact inverse of one, is not judged.
 
 use std::collections::{HashMap, HashSet};
 
@@ -64,8 +70,8 @@ pub enum SeriesGap {
         /// module documentation).
         parents: usize,
     },
-    /// A commit of the new side, after a commit with a change the evidence judged, whose change
-    /// is the inverse of that change: it undoes it ([`series_gap`]).
+    /// A commit of the new side, after a commit with a change the evidence judged, whose change (a
+    /// merge's: its change of its own) is the inverse of that change: it undoes it ([`series_gap`]).
     Undone {
         /// The commit that undoes it.
         id: ObjectId,
@@ -75,6 +81,9 @@ pub enum SeriesGap {
         undone: ObjectId,
         /// That commit's subject line, as stored (repository text: quote it).
         undone_subject: String,
+        /// How many parents the commit that undoes it has: a merge (two or more) undoes it by its
+        /// change of its own (see the module documentation).
+        parents: usize,
     },
     /// The old task commit's series holds more than [`MAX_SERIES`] commits, or the new one's
     /// side more than [`MAX_NEW_SIDE`].
@@ -92,9 +101,10 @@ pub enum SeriesGap {
 /// commit needs a partner of its own: a commit of the new side with the same change, read without
 /// the line numbers its hunks start at (as `git cherry` reads patches: a main that moved the lines
 /// above them moves the hunks, not the change). A commit with an empty change changes no tree,
-/// and needs no partner, nor does a merge that changes nothing of its own. The new side is read nearest `new` first, in widening chunks, since a
-/// rebased series lies just below its task commit. Then no commit of the new side may undo a
-/// change the evidence judged ([`undoing`]).
+/// and needs no partner, nor does a merge that changes nothing of its own. The new side is read
+/// nearest `new` first, in widening chunks, since a rebased series lies just below its task
+/// commit. Then no commit of the new side may undo a change the evidence judged ([`undoing`]),
+/// which reads the commits of the whole side that change what the changes judged change.
 ///
 /// # Errors
 /// The history cannot be walked, or git cannot produce the patches.
@@ -153,7 +163,7 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
         return Ok(Some(SeriesGap::Missing { id: c.id, subject: c.subject().to_owned(), parents }));
     }
     let judged = Judged { old, series: &old_series, ids: &old_ids, own: old_own };
-    let side = Side { commits: &new_side, ids: side_ids, partners, merges };
+    let side = Side { tip: new, commits: &new_side, ids: side_ids, partners, merges };
     undoing(repo, &judged, side)
 }
 
@@ -191,9 +201,11 @@ struct Judged<'a> {
     own: Option<String>,
 }
 
-/// The new task commit's side: its commits (newest first), the identities of the first of them
-/// ([`read_side`]) and which of those are partners, and whether its merges are judged.
+/// The new task commit's side: the new task commit, its side's commits (newest first), the
+/// identities of the first of them ([`read_side`]) and which of those are partners, and whether its
+/// merges partner.
 struct Side<'a> {
+    tip: &'a Commit,
     commits: &'a [Commit],
     ids: Vec<Option<String>>,
     partners: Vec<bool>,
@@ -204,12 +216,16 @@ struct Side<'a> {
 /// [`SeriesGap::Undone`]. A change judged is the old task commit's own, or that of a commit of
 /// its series that is not a merge. A commit of the new side that is not a partner undoes it when
 /// its own change is the inverse of it (the change a revert of it makes: the patch from the tree
-/// of the commit to that of its first parent, read as a change of a series is, [`inverse_ids`])
-/// and a commit with the change is in its history: a commit of the new side with it (its
-/// partner, or another copy), or the old task commit for its own change. So a main below the
-/// series is not judged unless it holds the change itself; and a commit that applies the change
-/// again afterwards (a revert reverted) does not make up for it: which of two commits with one
-/// change is the series' own cannot be told, and re-signing judges no tree.
+/// of the commit to that of its first parent, read as a change of a series is, [`inverse_ids`];
+/// a merge's own change is read from the tree git's merge of its parents gives, whether or not the
+/// side's merges partner, so a merge that drops the side that brought a change, or restores what it
+/// changed, undoes it) and a commit with the change is in its history: a commit of the new side
+/// with it (its partner, or another copy), or the old task commit for its own change. So a main
+/// below the series is not judged unless it holds the change itself; and a commit that applies
+/// the change again afterwards (a revert reverted) does not make up for it: which of two commits
+/// with one change is the series' own cannot be told, and re-signing judges no tree. Every commit
+/// of the new side that may have a change judged or its inverse is read ([`ids_touching`]), not
+/// only those [`read_side`] read for partners.
 fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Option<SeriesGap>, GitError> {
     // Each change judged and its commit, and the inverse of each.
     let changed: Vec<(&Commit, &String)> = judged
@@ -220,7 +236,9 @@ fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Optio
         .filter_map(|(c, id)| id.as_ref().map(|id| (c, id)))
         .chain(judged.own.as_ref().map(|id| (judged.old, id)))
         .collect();
-    let inverses = inverse_ids(repo, &changed.iter().map(|(c, _)| *c).collect::<Vec<_>>())?;
+    let commits: Vec<&Commit> = changed.iter().map(|(c, _)| *c).collect();
+    let inverses = inverse_ids(repo, &commits)?;
+    side.ids = ids_touching(repo, judged.old, &side, &commits)?;
     // The commits of the new side with a change judged, and the old task commit for its own.
     let with_change = |side: &Side<'_>, (commit, change): (&Commit, &String)| -> HashSet<ObjectId> {
         let made = side.commits.iter().zip(&side.ids).filter(|(_, id)| id.as_ref() == Some(change));
@@ -229,7 +247,6 @@ fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Optio
     };
     let roots: HashSet<ObjectId> = changed.iter().flat_map(|c| with_change(&side, *c)).collect();
     let after = after_any(side.commits, &roots);
-    side.ids = with_ids_after(repo, &side, &after)?;
     let candidates = side.commits.iter().enumerate().rev();
     let inserted = |(i, _): &(usize, &Commit)| after[*i] && !side.partners.get(*i).copied().unwrap_or(false);
     for (i, commit) in candidates.filter(inserted) {
@@ -242,6 +259,7 @@ fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Optio
                     subject: commit.subject().to_owned(),
                     undone: change.0.id,
                     undone_subject: change.0.subject().to_owned(),
+                    parents: commit.parents.len(),
                 }));
             }
         }
@@ -249,15 +267,36 @@ fn undoing(repo: &Repo, judged: &Judged<'_>, mut side: Side<'_>) -> Result<Optio
     Ok(None)
 }
 
-/// The identities of `side`'s commits: those read, and those of the later commits `after` marks;
-/// a later commit it does not mark has none.
-fn with_ids_after(repo: &Repo, side: &Side<'_>, after: &[bool]) -> Result<Vec<Option<String>>, GitError> {
-    let read = side.ids.len();
-    let marked = side.commits[read..].iter().zip(&after[read..]).filter(|(_, a)| **a);
-    let unread: Vec<&Commit> = marked.map(|(c, _)| c).collect();
-    let mut more = series_ids(repo, &unread, side.merges)?.into_iter();
-    let later = after[read..].iter().map(|marked| if *marked { more.next().flatten() } else { None });
-    Ok(side.ids.iter().cloned().chain(later).collect())
+/// The identities of all of `side`'s commits that may have the change of one of `changed`, or its
+/// inverse: each that changes a path one of them changes ([`Repo::commits_changing`], which reads
+/// trees only, so a main that moved by many commits costs a patch only for those that touch what
+/// the series touched), a merge by its change of its own ([`Merges::Judged`]: a merge can change
+/// a path of its own only where its tree is not its parents'). The others' as [`read_side`] read
+/// them, or none.
+fn ids_touching(
+    repo: &Repo,
+    old: &Commit,
+    side: &Side<'_>,
+    changed: &[&Commit],
+) -> Result<Vec<Option<String>>, GitError> {
+    let mut ids = side.ids.clone();
+    ids.resize(side.commits.len(), None);
+    if side.commits.is_empty() {
+        return Ok(ids);
+    }
+    let paths = repo.changed_paths(&changed.iter().map(|c| c.id).collect::<Vec<_>>())?;
+    let touching = repo.commits_changing(side.tip.id, old.id, &paths)?;
+    // Unread: beyond what was read, or a merge read as changing nothing.
+    let skipped = |c: &Commit| c.parents.len() > 1 && side.merges == Merges::Skipped;
+    let unread = |(i, c): &(usize, &Commit)| {
+        touching.as_ref().is_none_or(|t| t.contains(&c.id)) && (*i >= side.ids.len() || skipped(c))
+    };
+    let asked: Vec<(usize, &Commit)> = side.commits.iter().enumerate().filter(unread).collect();
+    let read = series_ids(repo, &asked.iter().map(|(_, c)| *c).collect::<Vec<_>>(), Merges::Judged)?;
+    for ((i, _), id) in asked.iter().zip(read) {
+        ids[*i] = id;
+    }
+    Ok(ids)
 }
 
 /// Which commits of `side` have a commit of `roots` in their history by way of commits of `side`:
@@ -532,7 +571,9 @@ mod tests {
     fn undone(fx: &Fixture, id: &str, undone: ObjectId, undone_subject: &str) -> Option<SeriesGap> {
         let id = fx.rev(id);
         let subject = fx.git(&["log", "-1", "--format=%s", &id.to_string()]).trim().to_owned();
-        Some(SeriesGap::Undone { id, subject, undone, undone_subject: undone_subject.to_owned() })
+        let parents =
+            fx.git(&["rev-list", "--parents", "-1", &id.to_string()]).split_whitespace().count() - 1;
+        Some(SeriesGap::Undone { id, subject, undone, undone_subject: undone_subject.to_owned(), parents })
     }
 
     #[test]
@@ -574,6 +615,68 @@ mod tests {
         fx.commit_file("c.txt", "c\n", "inserted");
         pick(&fx, &[task]);
         assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "an inserted commit that undoes nothing");
+    }
+
+    /// A branch off a base commit: an implementation (`a.txt`) and a task commit; then `moved`,
+    /// the base with one commit more, checked out. The fixture, the implementation, the task
+    /// commit, and the moved base.
+    fn one_commit_series_fixture() -> (Fixture, ObjectId, ObjectId, ObjectId) {
+        let fx = Fixture::new();
+        let base = fx.commit_file("base.txt", "base\n", "base");
+        let implement = fx.commit_file("a.txt", "a\n", "implement");
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        let moved = fx.commit_file("other.txt", "o\n", "main moves");
+        (fx, implement, task, moved)
+    }
+
+    #[test]
+    fn a_revert_reverted_undoes_the_change_when_the_old_series_is_one_commit() {
+        let (fx, implement, task, _) = one_commit_series_fixture();
+        pick(&fx, &[implement]);
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        let revert = fx.rev("HEAD");
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        pick(&fx, &[task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), undone(&fx, &revert.to_string(), implement, "implement"));
+    }
+
+    #[test]
+    fn a_change_main_took_and_reverted_far_below_the_series_undoes_it() {
+        let (fx, implement, task, _) = one_commit_series_fixture();
+        pick(&fx, &[implement]);
+        fx.git(&["revert", "--no-edit", "HEAD"]);
+        let revert = fx.rev("HEAD");
+        for n in 0..5 {
+            fx.commit_file(&format!("main{n}.txt"), "m\n", &format!("main moves {n}"));
+        }
+        pick(&fx, &[implement, task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), undone(&fx, &revert.to_string(), implement, "implement"));
+    }
+
+    #[test]
+    fn a_merge_of_the_new_side_that_drops_the_implementation_undoes_it_and_one_that_keeps_it_holds() {
+        let (fx, implement, task, moved) = one_commit_series_fixture();
+        fx.git(&["checkout", "-q", "-b", "side", &moved.to_string()]);
+        pick(&fx, &[implement]);
+        fx.git(&["checkout", "-q", "-b", "ours", &moved.to_string()]);
+        fx.git(&["merge", "-q", "-s", "ours", "--no-edit", "side"]);
+        let dropped = fx.rev("HEAD");
+        pick(&fx, &[task]);
+        let expected = undone(&fx, &dropped.to_string(), implement, "implement");
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected, "merged with -s ours");
+        fx.git(&["checkout", "-q", "--detach", &moved.to_string()]);
+        fx.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+        fx.git(&["rm", "-q", "-f", "a.txt"]);
+        fx.git(&["commit", "-q", "-m", "merge side"]);
+        let evil = fx.rev("HEAD");
+        pick(&fx, &[task]);
+        let expected = undone(&fx, &evil.to_string(), implement, "implement");
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), expected, "its resolution removes the implementation");
+        fx.git(&["checkout", "-q", "--detach", &moved.to_string()]);
+        fx.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+        pick(&fx, &[task]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "a clean merge keeps it");
     }
 
     #[test]

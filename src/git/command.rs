@@ -1,7 +1,8 @@
 //! Running the `git` program, for the little gix does not do here: talking to remotes (so that
 //! credential helpers, SSH and HTTPS work exactly as the user configured them for git), fetching
-//! missing objects from a partial clone's promisor remote, the patches of changes (`git
-//! diff-tree`) and the merge of a merge's parents (`git merge-tree`). Arguments go to the program
+//! missing objects from a partial clone's promisor remote, the patches of changes and the paths
+//! they change (`git diff-tree`), the commits that change given paths (`git rev-list`) and the
+//! merge of a merge's parents (`git merge-tree`). Arguments go to the program
 //! as they are, never through a shell; output is captured.
 
 use std::ffi::OsStr;

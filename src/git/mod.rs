@@ -1,8 +1,8 @@
 //! The repository through gix: objects, history, trailers, notes and refs.
 //!
 //! Everything goes through [`Repo`], and through gix, except what gix does not do here: remotes
-//! (fetch, push, a partial clone's missing objects), the patches of changes and the merge of a
-//! merge's parents run the `git` program (its `command` module, never through a shell).
+//! (fetch, push, a partial clone's missing objects), the patches of changes, the paths they change
+//! and the commits that change given paths, and the merge of a merge's parents run the `git` program (its `command` module, never through a shell).
 //! Repository content is treated as hostile: damaged objects and odd notes trees become
 //! [`GitError`]s, never panics.
 
@@ -10,6 +10,7 @@
 
 mod cache;
 mod change_diff;
+mod changed_paths;
 mod command;
 mod command_config;
 mod commit;

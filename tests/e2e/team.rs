@@ -1092,6 +1092,88 @@ fn a_revert_of_the_implementation_a_rebase_inserts_is_refused_by_the_hook_and_by
     assert_ne!(ada.verify(&[]).code(), Some(0));
 }
 
+/// `clone` implements and ticks T001 on `feature-a`; main moves; then `feature-a` is made again on
+/// the moved main by `again` (run on it checked out there), and the old task commit cherry-picked
+/// on top. The old task commit, the implementation and the new task commit.
+fn tick_made_again(team: &Team, clone: &Clone<'_>, again: impl Fn(&str)) -> (String, String, String) {
+    let text = "pub fn add() { /* the tested code */ }\n";
+    let old = implement_and_tick(clone, "feature-a", text);
+    let implementation = clone.rev("HEAD^");
+    team.move_main("main-moves");
+    clone.git(&["fetch", "-q", "origin"]);
+    clone.git(&["checkout", "-q", "-B", "feature-a", "origin/main"]);
+    again(&implementation);
+    clone.git(&["cherry-pick", &old]);
+    (old, implementation, clone.rev("HEAD"))
+}
+
+/// The implementation, brought by a branch of its own, dropped by the merge of that branch
+/// (`git merge -s ours`, or a resolution that removes it): the merge's change of its own undoes
+/// it, so carry refuses naming the merge and verify finds no evidence for the new head.
+#[test]
+fn a_merge_that_drops_the_implementation_its_branch_brought_is_refused_by_carry() {
+    let shapes: [&[&str]; 2] =
+        [&["merge", "-q", "-s", "ours", "--no-edit"], &["merge", "-q", "--no-ff", "--no-commit"]];
+    for merge in shapes {
+        let team = Team::new();
+        let ada = team.writer("ada", &team.ada);
+        let (old, implementation, new) = tick_made_again(&team, &ada, |implementation| {
+            ada.git(&["checkout", "-q", "-b", "side", "origin/main"]);
+            ada.git(&["cherry-pick", implementation]);
+            ada.git(&["checkout", "-q", "feature-a"]);
+            ada.git(&[merge, &["side"]].concat());
+            if ada.git_run(&["rev-parse", "-q", "--verify", "MERGE_HEAD"]).status.success() {
+                ada.git(&["rm", "-q", "-f", "src/tags/store.rs"]);
+                ada.git(&["commit", "-q", "-m", "Merge side, its store left out"]);
+            }
+        });
+        let merge_commit = ada.rev("HEAD^");
+        assert_eq!(ada.git(&["rev-list", "--parents", "-1", &merge_commit]).split_whitespace().count(), 3);
+        assert!(!ada.dir.join("src/tags/store.rs").exists(), "{merge:?}: the tested code is gone");
+
+        let refs = ada.refs();
+        for reason in series_refusals(&ada, &old, &new) {
+            let undoes =
+                format!("undoes {implementation} (`Implement the tag store`), a commit of the series");
+            assert!(reason.starts_with(&format!("{merge_commit} (`Merge ")), "{merge:?}: {reason}");
+            assert!(
+                reason.contains(&undoes) && reason.contains("its change of its own"),
+                "{merge:?}: {reason}"
+            );
+        }
+        assert_eq!(ada.refs(), refs, "nothing was written");
+        assert_ne!(ada.verify(&[]).code(), Some(0));
+    }
+}
+
+/// The implementation, reverted and the revert reverted, under the tick of a series of one
+/// commit: which of the two commits with its change is the series' own cannot be told, so carry
+/// refuses naming the revert.
+#[test]
+fn a_revert_reverted_under_a_tick_whose_series_is_one_commit_is_refused_by_carry() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let (old, implementation, new) = tick_made_again(&team, &ada, |implementation| {
+        ada.git(&["cherry-pick", implementation]);
+        ada.git(&["revert", "--no-edit", "HEAD"]);
+        ada.git(&["revert", "--no-edit", "HEAD"]);
+    });
+    let revert = ada.rev("HEAD~2");
+    assert_eq!(
+        ada.git(&["rev-list", "--count", &format!("origin/main..{old}")]).trim(),
+        "2",
+        "a series of one"
+    );
+
+    let refs = ada.refs();
+    for reason in series_refusals(&ada, &old, &new) {
+        let undoes = format!("undoes {implementation} (`Implement the tag store`), a commit of the series");
+        assert!(reason.starts_with(&format!("{revert} (`Revert ")) && reason.contains(&undoes), "{reason}");
+    }
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert_ne!(ada.verify(&[]).code(), Some(0));
+}
+
 /// `clone` ticks T001 on a new branch `feature-<name>` over a merge of a side branch that guards
 /// the store; the merge's resolution writes the store as `resolved` (`None`: as git merged it).
 /// The merge and the task commit.

@@ -76,17 +76,32 @@ pub(super) fn series_differs(
                 shown(subject, 80)
             ),
         ),
-        SeriesGap::Undone { id, subject, undone, undone_subject } => {
+        SeriesGap::Undone { id, subject, undone, undone_subject, parents } => {
             let undone_subject = shown(undone_subject, 80);
             let what = if *undone == from {
                 format!("the attested task commit {undone} (`{undone_subject}`) itself")
             } else {
                 format!("{undone} (`{undone_subject}`), a commit of the series before the attested {from}")
             };
+            let (kind, change, shapes) = match parents {
+                0 | 1 => (
+                    "commit",
+                    "its change",
+                    "a revert inserted, even one applied again since, is not carried",
+                ),
+                2 => (
+                    "merge",
+                    "its change of its own (its tree against the tree merging its parents gives)",
+                    "a merge that drops what a parent brought, or whose resolution restores what it changed, is not carried",
+                ),
+                _ => {
+                    ("merge", "its change against its first parent", "a merge that undoes it is not carried")
+                }
+            };
             (
                 "series_differs",
                 format!(
-                    "{id} (`{}`), a commit before {to} that the series of the attested {from} does not hold, undoes {what}: its change is the inverse of that one's, so the evidence judged a tree that held a change {to}'s history undoes (a revert inserted, even one applied again since, is not carried)",
+                    "{id} (`{}`), a {kind} before {to} that the series of the attested {from} does not hold, undoes {what}: {change} is the inverse of that one's, so the evidence judged a tree that held a change {to}'s history undoes ({shapes})",
                     shown(subject, 80)
                 ),
             )
@@ -130,6 +145,7 @@ mod tests {
             subject: "Revert \"implement\"".to_owned(),
             undone,
             undone_subject: "implement".to_owned(),
+            parents: 1,
         };
         let said = |undone_id| series_differs("u/T001", None, from, to, &undone(undone_id));
         let of_series = said(implement);
@@ -148,5 +164,31 @@ mod tests {
             own.contains(&format!("undoes the attested task commit {from} (`implement`) itself:")),
             "{own}"
         );
+    }
+
+    #[test]
+    fn a_merge_that_undoes_a_change_judged_is_said_to_undo_it_by_its_change_of_its_own() {
+        let [from, to, merge, implement] =
+            [1u8, 2, 3, 4].map(|n| ObjectId::from_hex(format!("{n:02x}").repeat(20).as_bytes()).unwrap());
+        let said = |parents| {
+            let gap = SeriesGap::Undone {
+                id: merge,
+                subject: "Merge branch 'side'".to_owned(),
+                undone: implement,
+                undone_subject: "implement".to_owned(),
+                parents,
+            };
+            series_differs("u/T001", None, from, to, &gap).reason
+        };
+        let two = said(2);
+        assert!(two.starts_with(&format!("{merge} (`Merge branch 'side'`), a merge before {to}")), "{two}");
+        assert!(
+            two.contains(
+                "its change of its own (its tree against the tree merging its parents gives) is the inverse"
+            ),
+            "{two}"
+        );
+        assert!(!two.contains("a revert inserted"), "{two}");
+        assert!(said(3).contains("its change against its first parent is the inverse"), "{}", said(3));
     }
 }
