@@ -793,7 +793,64 @@ pub enum AttestSub {
     /// not in the repository; 14 `--from` without a note, the notes ref locked by another command;
     /// 1 internal error.
     Carry(AttestCarryArgs),
+    /// Repair a note git joined line by line: keep the commit's own note, each statement once
+    /// with the signatures of all its copies.
+    ///
+    /// `git notes merge -s union` or `-s cat_sort_uniq`, and a rebase that copies notes onto a
+    /// squash or fixup (notes.rewriteMode=concatenate), join two notes of one commit line by
+    /// line; `attest verify` reports such a note as joined_notes and advises this command. Of the
+    /// copies of each of REV's own statements (lines of the same payload), the one that holds best
+    /// under your trust is kept (a trusted signature that verifies and none by a trusted key that
+    /// fails, then the most trusted keys; never merely the most signatures: anyone can add one),
+    /// and every other copy is joined to it as `attest fetch` joins two clones' copies of a line:
+    /// each signature that verifies over the line by a key not yet on it is added (SSH with the
+    /// key it carries, OpenPGP with --openpgp-certs), up to 16; one that does not is left out
+    /// and named. What is joined never makes a line that holds under your trust on its own fail.
+    /// Lines about other commits (a copy git made on a rewrite) are dropped, blank lines too.
+    /// Your trust is the one `attest verify` reads (the trust flags); a trust file REV's tree
+    /// holds, or a trust revision that is REV, is refused. Nothing is signed. The note is written
+    /// through the notes reference's compare-and-swap (--ref: another notes reference, such as a
+    /// copy of a remote's notes, to repair it there), and the joined note stays in its history. A
+    /// note that is not joined line by line is left as it is.
+    ///
+    /// Exit codes: 0 rejoined (or not joined: nothing changed); 26 the note holds lines that
+    /// cannot be read, none of its lines is REV's own, or its own lines are two different notes
+    /// of it (each named, with what to do; nothing written); 2 unknown revision, a --ref outside
+    /// refs/notes/; 13 no trust given or configured, a trust file that is unusable, a rejoined
+    /// note larger than a reader takes; 14 no note, the notes ref locked by another command; 1
+    /// internal error.
+    Rejoin(RejoinArgs),
 }
+
+// `speccoder attest rejoin`.
+#[derive(Debug, Args)]
+pub struct RejoinArgs {
+    /// The commit whose note git joined line by line.
+    #[arg(value_name = "REV")]
+    pub rev: String,
+    /// The notes reference that holds the note (a full name under refs/notes/).
+    #[arg(long = "ref", value_name = "REF", default_value = "refs/notes/speccoder", value_parser = notes_ref)]
+    pub notes_ref: String,
+    /// Whom you trust: each statement keeps the copy that holds best under it.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A notes reference named in full (`refs/notes/...`).
+fn notes_ref(value: &str) -> Result<String, NotNotesRef> {
+    match value.strip_prefix("refs/notes/") {
+        Some(rest) if !rest.is_empty() => Ok(value.to_owned()),
+        _ => Err(NotNotesRef),
+    }
+}
+
+/// A value that is not a notes reference's full name.
+#[derive(Debug, thiserror::Error)]
+#[error("takes a notes reference's full name, refs/notes/<name>")]
+pub struct NotNotesRef;
 
 // `speccoder attest push`.
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ pub mod message;
 pub mod note_join;
 pub mod pipeline;
 pub mod provenance;
+pub mod rejoin;
 pub mod remote_signatures;
 pub mod same_change;
 #[cfg(feature = "sigstore")]

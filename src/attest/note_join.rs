@@ -209,19 +209,14 @@ impl NoteConflict {
     pub fn advice(&self, annotated: ObjectId, remote: &str, repair_ref: &str) -> Option<String> {
         let remote_w = shell_word(remote);
         match self {
-            NoteConflict::Joined { side: "our", joined, .. } => {
-                Some(match joined.keep_command(NOTES_REF, annotated) {
-                    Some(keep) => format!("keep this commit's own note here: `{keep}`"),
-                    None => format!(
-                        "none of it is this commit's own note: remove it here (`git notes --ref={NOTES_REF} remove {annotated}`)"
-                    ),
-                })
-            }
+            NoteConflict::Joined { side: "our", joined, .. } => Some(joined.remedy(NOTES_REF, annotated)),
             NoteConflict::Joined { joined, .. } => {
-                let (how, command) = match joined.keep_command(repair_ref, annotated) {
-                    Some(keep) => ("keeping this commit's own note", keep),
+                let (how, command) = match joined.rejoin_command(repair_ref, annotated) {
+                    Some(rejoin) => {
+                        ("keeping this commit's own note, the copies of each statement joined", rejoin)
+                    }
                     None => (
-                        "removing it (none of it is this commit's own note)",
+                        "removing it (it is not one note of this commit: its lines are another's, or two notes of it that differ)",
                         format!("git notes --ref={repair_ref} remove {annotated}"),
                     ),
                 };

@@ -13,12 +13,15 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::check::line::{Body, ReadLine, is_unread_task_verification, joined_note, read_lines};
+use crate::check::line::{
+    Body, ReadLine, blank_lines_told, is_unread_task_verification, joined_note, read_lines,
+};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::{ConfigFileError, config_file};
 use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick, trace, values};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
+use crate::model::bundle::NOTES_REF;
 use crate::model::dialect::Dialect;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
@@ -312,6 +315,7 @@ impl<'r> Rules<'r> {
     ) -> CheckedNote {
         let before = findings.len();
         let lines = read_lines(note, findings);
+        blank_lines_told(&mut findings[before..], NOTES_REF, commit.id);
         if lines.is_empty() && findings.len() == before {
             findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
         }

@@ -106,7 +106,9 @@ pub fn copied_from_another_commit(lines: &[ReadLine], annotated: ObjectId) -> bo
 /// summary; a note holding more than one of either, every line of which is about a task at a
 /// commit that one of its task-verification lines is about, is such a join. Each note joined is
 /// consistent on its own; the join is not, and no rule of agreement says why. So the verifier
-/// and `attest carry` say what it is, and which of its lines keep the annotated commit's own note.
+/// and `attest carry` say what it is, and how to keep the annotated commit's own note: `attest
+/// rejoin`, which joins the copies of each of its statements as `attest fetch` joins two clones'
+/// copies of a line, so that no signature that verifies is lost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JoinedNote {
     /// How many notes were joined: the larger count of its task-verification and summary lines.
@@ -114,13 +116,17 @@ pub struct JoinedNote {
     /// Each commit the lines are about (its `gitCommit` as written), in note order, with the
     /// numbers of its lines.
     pub commits: Vec<(String, Vec<usize>)>,
-    /// The lines that are the annotated commit's own note: one copy of each of its statements (of
-    /// several copies, the one with the most signatures, the first of equals). Empty when no line
-    /// is about the annotated commit.
-    pub keep: Vec<usize>,
+    /// The annotated commit's own statements, in the order each first appears: for each, the
+    /// numbers of the lines that are copies of it (the same payload). Empty when no line is about
+    /// the annotated commit.
+    pub statements: Vec<Vec<usize>>,
     /// Whether a statement is listed more than once: the same statements, signed differently,
     /// side by side (a line-based merge of two signings of one note).
     pub repeated: bool,
+    /// Whether the annotated commit's own statements hold more than one task verification, or
+    /// more than one summary: two notes of it that differ (its task attested twice, differently),
+    /// which no join of copies makes one.
+    pub differ: bool,
 }
 
 /// The note `lines` (of the commit `annotated`) when it is several notes of ours joined line by
@@ -146,24 +152,21 @@ pub fn joined_note(lines: &[ReadLine], annotated: ObjectId) -> Option<JoinedNote
         }
     }
     let hex = annotated.to_string();
-    let own: Vec<&ReadLine> = lines.iter().filter(|l| about(l).is_some_and(|(_, c)| c == hex)).collect();
-    let mut keep: Vec<&ReadLine> = Vec::new();
-    let mut repeated = false;
-    for line in &own {
-        match keep.iter_mut().find(|k| k.payload_sha256 == line.payload_sha256) {
-            Some(kept) => {
-                repeated = true;
-                if line.envelope.signatures.len() > kept.envelope.signatures.len() {
-                    *kept = line;
-                }
+    let mut own: Vec<&ReadLine> = Vec::new();
+    let mut statements: Vec<Vec<usize>> = Vec::new();
+    for line in lines.iter().filter(|l| about(l).is_some_and(|(_, c)| c == hex)) {
+        match own.iter().position(|first| first.payload_sha256 == line.payload_sha256) {
+            Some(at) => statements[at].push(line.number),
+            None => {
+                own.push(line);
+                statements.push(vec![line.number]);
             }
-            None => keep.push(line),
         }
     }
-    let mut keep: Vec<usize> = keep.iter().map(|l| l.number).collect();
-    keep.sort_unstable();
-    let repeated = repeated || has_repeats(lines);
-    Some(JoinedNote { notes, commits, keep, repeated })
+    let of_kind = |kind: fn(&Body) -> bool| own.iter().filter(|l| kind(&l.body)).count();
+    let differ = of_kind(|b| matches!(b, Body::TaskVerification(_))) > 1
+        || of_kind(|b| matches!(b, Body::Summary(_))) > 1;
+    Some(JoinedNote { notes, commits, statements, repeated: has_repeats(lines), differ })
 }
 
 /// The task and commit a line is about: its one subject's name and `gitCommit`.
@@ -208,21 +211,20 @@ impl JoinedNote {
         )
     }
 
-    /// The command that rewrites the note of `annotated` in `notes_ref` to its own lines
-    /// ([`Self::keep`]), or `None` when no line is its own.
+    /// The command that rewrites the note of `annotated` in `notes_ref` to its own note, the
+    /// copies of each of its statements joined (`speccoder attest rejoin`), or `None` when no line
+    /// is its own or its own lines are two notes that differ ([`Self::differ`]).
     #[must_use]
-    pub fn keep_command(&self, notes_ref: &str, annotated: ObjectId) -> Option<String> {
-        if self.keep.is_empty() {
+    pub fn rejoin_command(&self, notes_ref: &str, annotated: ObjectId) -> Option<String> {
+        if self.statements.is_empty() || self.differ {
             return None;
         }
-        let script: Vec<String> = ranges(&self.keep)
-            .into_iter()
-            .map(|(a, b)| if a == b { format!("{a}p") } else { format!("{a},{b}p") })
-            .collect();
-        Some(format!(
-            "git notes --ref={notes_ref} show {annotated} | sed -n '{}' | git notes --ref={notes_ref} add -f -F - {annotated}",
-            script.join(";")
-        ))
+        let other_ref = if notes_ref == bundle::NOTES_REF {
+            String::new()
+        } else {
+            format!(" --ref {}", crate::model::shown::shell_word(notes_ref))
+        };
+        Some(format!("speccoder attest rejoin {annotated}{other_ref}"))
     }
 
     /// The finding of the verifier (and the reason of `attest carry`) about the joined note of
@@ -236,16 +238,29 @@ impl JoinedNote {
     /// What the joined note of `annotated` is and what to do, to follow "the note … is".
     #[must_use]
     pub fn said(&self, annotated: ObjectId) -> String {
-        let notes_ref = bundle::NOTES_REF;
-        let remedy = match self.keep_command(notes_ref, annotated) {
-            Some(command) => format!(
-                "keep this commit's own note (one copy of each of its statements, the one signed most): `{command}`"
-            ),
-            None => format!(
-                "none of them is this commit's own note: remove it (`git notes --ref={notes_ref} remove {annotated}`), then run `speccoder attest carry` to re-issue the evidence of the commit it was rewritten from, or attest the task again"
-            ),
-        };
-        format!("{}; {remedy}", self.described(annotated))
+        format!("{}; {}", self.described(annotated), self.remedy(bundle::NOTES_REF, annotated))
+    }
+
+    /// What to do about the joined note of `annotated` in `notes_ref`: keep its own note, its
+    /// copies joined ([`Self::rejoin_command`]); or, when its own lines are two notes that differ,
+    /// keep one by hand or attest again; or, when none is its own, remove it and carry or attest
+    /// again.
+    #[must_use]
+    pub fn remedy(&self, notes_ref: &str, annotated: ObjectId) -> String {
+        let remove = format!("git notes --ref={notes_ref} remove {annotated}");
+        if let Some(command) = self.rejoin_command(notes_ref, annotated) {
+            return format!(
+                "keep this commit's own note, each of its statements once with every signature of its copies that verifies, joined as attest fetch joins two clones' notes: `{command}`"
+            );
+        }
+        if self.differ {
+            return format!(
+                "this commit's own lines hold more than one task verification or summary, different notes of it (its task attested more than once, differently), which no join makes one: keep the one you mean by hand (`git notes --ref={notes_ref} edit {annotated}`), or remove the note (`{remove}`) and attest the task again"
+            );
+        }
+        format!(
+            "none of them is this commit's own note: remove it (`{remove}`), then run `speccoder attest carry` to re-issue the evidence of the commit it was rewritten from, or attest the task again"
+        )
     }
 }
 
@@ -347,7 +362,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         Err(Finding::new(CommitOutcome::Malformed, code, msg).at_line(number))
     };
     if raw.is_empty() {
-        return bad("blank_line", "a blank line in the note; every line must be an envelope".into());
+        return bad(BLANK_LINE, BLANK_LINE_SAID.into());
     }
     let envelope = match Envelope::parse(raw) {
         Ok(e) => e,
@@ -404,6 +419,25 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
             Ok(ReadLine { number, envelope, payload_sha256, subject, body })
         }
         Err(e) => bad(BAD_PREDICATE, format!("the {ptype} predicate does not read: {e}")),
+    }
+}
+
+/// The finding code of an empty line in a note.
+pub const BLANK_LINE: &str = "blank_line";
+
+/// What [`read_line`] says of an empty line, where it knows neither the commit nor the notes
+/// reference ([`blank_lines_told`] adds what to do).
+const BLANK_LINE_SAID: &str = "a blank line in the note; every line must be an envelope";
+
+/// Each `blank_line` finding of `findings`, about the note of `annotated` in `notes_ref`, with
+/// what to do: the command that removes the note's blank lines and keeps every other line as it
+/// is (git's own `git notes add` drops a note's leading and trailing blank lines, and joins
+/// doubled ones, but keeps one between two lines).
+pub fn blank_lines_told(findings: &mut [Finding], notes_ref: &str, annotated: ObjectId) {
+    for f in findings.iter_mut().filter(|f| f.code == BLANK_LINE && f.message == BLANK_LINE_SAID) {
+        f.message = format!(
+            "{BLANK_LINE_SAID}: remove the note's blank lines, keeping its other lines as they are: `git notes --ref={notes_ref} show {annotated} | sed '/^$/d' | git notes --ref={notes_ref} add -f -F - {annotated}`"
+        );
     }
 }
 
@@ -485,7 +519,8 @@ mod tests {
         let joined = joined_note(&lines, own()).unwrap();
         assert_eq!(joined.notes, 2);
         assert_eq!(joined.commits, vec![(OWN.to_owned(), vec![1, 2, 3]), (OLD.to_owned(), vec![5, 6, 7])]);
-        assert_eq!((joined.keep.as_slice(), joined.repeated), (&[1, 2, 3][..], false));
+        assert_eq!(joined.statements, vec![vec![1], vec![2], vec![3]]);
+        assert!(!joined.repeated && !joined.differ);
         let said = joined.finding(own()).message;
         assert!(
             said.starts_with(
@@ -493,16 +528,11 @@ mod tests {
             ),
             "{said}"
         );
-        let command = format!(
-            "git notes --ref={} show {OWN} | sed -n '1,3p' | git notes --ref={} add -f -F - {OWN}",
-            bundle::NOTES_REF,
-            bundle::NOTES_REF
-        );
-        assert!(said.ends_with(&format!("`{command}`")), "{said}");
+        assert!(said.ends_with(&format!("`speccoder attest rejoin {OWN}`")), "{said}");
     }
 
     #[test]
-    fn a_note_and_its_signed_copy_sorted_together_keep_the_copy_signed_most() {
+    fn a_note_and_its_signed_copy_sorted_together_are_each_statement_s_copies() {
         // As `git notes merge -s cat_sort_uniq` leaves them: each line of both, sorted.
         let lines = [
             line(1, OWN, "green", false),
@@ -513,9 +543,14 @@ mod tests {
             line(6, OWN, "tv", true),
         ];
         let joined = joined_note(&lines, own()).unwrap();
-        assert_eq!((joined.notes, joined.repeated, joined.keep.as_slice()), (2, true, &[2, 3, 6][..]));
-        let command = joined.keep_command("refs/notes/x", own()).unwrap();
-        assert!(command.contains("sed -n '2,3p;6p'"), "{command}");
+        assert_eq!((joined.notes, joined.repeated, joined.differ), (2, true, false));
+        assert_eq!(
+            joined.statements,
+            vec![vec![1, 2], vec![3, 4], vec![5, 6]],
+            "copies of one payload together"
+        );
+        let command = joined.rejoin_command("refs/notes/x", own()).unwrap();
+        assert_eq!(command, format!("speccoder attest rejoin {OWN} --ref refs/notes/x"));
         assert!(
             joined
                 .described(own())
@@ -527,9 +562,41 @@ mod tests {
     fn a_join_of_other_commits_notes_alone_says_to_remove_it_and_carry() {
         let lines = [line(1, OLD, "tv", true), line(2, "4".repeat(40).as_str(), "tv", true)];
         let joined = joined_note(&lines, own()).unwrap();
-        assert!(joined.keep.is_empty() && joined.keep_command(bundle::NOTES_REF, own()).is_none());
+        assert!(joined.statements.is_empty() && joined.rejoin_command(bundle::NOTES_REF, own()).is_none());
         let said = joined.finding(own()).message;
         assert!(said.contains(&format!("`git notes --ref={} remove {OWN}`", bundle::NOTES_REF)), "{said}");
         assert!(said.contains("speccoder attest carry"), "{said}");
+    }
+
+    #[test]
+    fn own_lines_that_are_two_different_notes_are_told_so_and_no_rejoin_is_advised() {
+        let mut other_tv = line(4, OWN, "tv", true);
+        other_tv.payload_sha256 = "another attestation".into();
+        let lines =
+            [line(1, OWN, "green", true), line(2, OWN, "tv", true), line(3, OWN, "summary", true), other_tv];
+        let joined = joined_note(&lines, own()).unwrap();
+        assert!(joined.differ && joined.rejoin_command(bundle::NOTES_REF, own()).is_none());
+        let said = joined.finding(own()).message;
+        assert!(said.contains("its task attested more than once, differently"), "{said}");
+        assert!(said.contains(&format!("`git notes --ref={} edit {OWN}`", bundle::NOTES_REF)), "{said}");
+    }
+
+    #[test]
+    fn a_blank_line_is_told_with_the_command_that_removes_the_note_s_blank_lines() {
+        let mut findings = Vec::new();
+        let lines = read_lines(b"\n\n{}\n", &mut findings);
+        assert!(lines.is_empty());
+        let blank: Vec<&Finding> = findings.iter().filter(|f| f.code == BLANK_LINE).collect();
+        assert_eq!(blank.len(), 2, "{findings:?}");
+        blank_lines_told(&mut findings, "refs/notes/x", own());
+        let told = &findings[0].message;
+        assert!(told.starts_with("a blank line in the note; every line must be an envelope: "), "{told}");
+        assert!(
+            told.ends_with(&format!(
+                "`git notes --ref=refs/notes/x show {OWN} | sed '/^$/d' | git notes --ref=refs/notes/x add -f -F - {OWN}`"
+            )),
+            "{told}"
+        );
+        assert_eq!(findings[0].line, Some(1));
     }
 }

@@ -138,6 +138,46 @@ pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &
     check_line(env, trust, at, commit_sha256).0
 }
 
+/// How well one copy of a line holds under a trust, to choose among copies of one statement (a
+/// note git joined line by line, which `attest rejoin` repairs): ordered from worst to best by
+/// the line's verdict ([`check`]: a signature by a trusted key that fails it, then no signature,
+/// then signatures that a trusted summary may still cover as it covers an unsigned line, then a
+/// trusted signature), then by how many trusted keys signed it. Never by how many signatures the
+/// line carries: anyone can add one that does not verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Standing {
+    verdict: u8,
+    trusted: usize,
+}
+
+impl Standing {
+    /// Whether the line holds on its own: a signature by a trusted key verifies over it, and none
+    /// by a trusted key fails.
+    #[must_use]
+    pub fn holds(self) -> bool {
+        self.verdict == Self::TRUSTED
+    }
+
+    const TRUSTED: u8 = 3;
+}
+
+/// How well `env` holds under `trust` ([`Standing`]), judged as [`check`] judges it.
+#[must_use]
+pub fn standing(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> Standing {
+    let (verdict, trusted) = check_line(env, trust, at, commit_sha256);
+    let verdict = match verdict {
+        LineSignature::Trusted(_) => Standing::TRUSTED,
+        LineSignature::Failed(f)
+            if matches!(f.outcome, CommitOutcome::UntrustedSigner | CommitOutcome::ToolMissing) =>
+        {
+            2
+        }
+        LineSignature::Unsigned => 1,
+        LineSignature::Failed(_) => 0,
+    };
+    Standing { verdict, trusted: trusted.every.len() }
+}
+
 /// [`check`], and the line's trusted signers.
 fn check_line(
     env: &Envelope,
@@ -809,6 +849,44 @@ mod tests {
                 assert!(refused.why.message.contains(why), "{via_tools}: {}", refused.why.message);
             }
         }
+    }
+
+    /// Copies of one line, judged as `attest rejoin` chooses among them: Ada's signature alone
+    /// holds and beats the same line with one more signature of Ada's that does not verify over it
+    /// (more signatures, worse), which beats nothing only as unsigned does; a second trusted key
+    /// beats one.
+    #[test]
+    fn a_copy_is_judged_by_the_signatures_that_verify_under_the_trust_never_by_their_count() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ada, bob, eve) =
+            (keygen(d, "ada", "ed25519"), keygen(d, "bob", "ed25519"), keygen(d, "eve", "ed25519"));
+        let path = d.join("allowed_signers");
+        std::fs::write(&path, format!("ada@x {}\nbob@x {}\n", public_line(&ada), public_line(&bob)))
+            .expect("write");
+        let allowed = AllowedSigners::parse(&std::fs::read(&path).expect("read"), &path).expect("parses");
+        let trust = Trust { ssh: Some(SshTrust::read_as(allowed, path)), ..Trust::default() };
+        let sign = |key: &std::path::Path, env: &Envelope| crate::model::dsse::Signature {
+            keyid: String::new(),
+            sig: SshSigner::from_key_path(key).expect("loads").sign(&env.pae()).expect("signs"),
+        };
+        let unsigned = Envelope::unsigned(b"{}".to_vec());
+        let other = Envelope::unsigned(b"{\"other\":1}".to_vec());
+        let mut sound = unsigned.clone();
+        sound.signatures.push(sign(&ada, &unsigned));
+        let mut broken = sound.clone();
+        broken.signatures.push(sign(&ada, &other));
+        let mut untrusted = unsigned.clone();
+        untrusted.signatures.push(sign(&eve, &unsigned));
+        let mut approved = sound.clone();
+        approved.signatures.push(sign(&bob, &unsigned));
+        let at = OffsetDateTime::now_utc();
+        let judged = |env: &Envelope| standing(env, &trust, at, "");
+        assert!(judged(&sound).holds() && judged(&approved).holds());
+        assert!(!judged(&broken).holds() && !judged(&unsigned).holds() && !judged(&untrusted).holds());
+        assert!(judged(&broken) < judged(&unsigned), "a failing trusted signature is worst");
+        assert!(judged(&unsigned) < judged(&untrusted) && judged(&untrusted) < judged(&sound));
+        assert!(judged(&sound) < judged(&approved), "two trusted keys beat one");
     }
 
     /// Ada's signature with bytes added after its SSHSIG blob: this verifier refuses it as

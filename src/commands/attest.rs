@@ -19,6 +19,7 @@ pub fn run(args: AttestArgs) -> u8 {
         Some(AttestSub::Fetch(f)) => super::team::fetch(&f),
         Some(AttestSub::Carry(c)) => super::team::carry(&c),
         Some(AttestSub::Approve(a)) => super::policy::approve_run(&a),
+        Some(AttestSub::Rejoin(r)) => super::team::rejoin(&r),
         Some(AttestSub::Policy(p)) => super::policy::run(&p),
         Some(AttestSub::Sign(s)) => {
             let result = (|| -> Result<_, SignLaterError> {

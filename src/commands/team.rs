@@ -1,13 +1,14 @@
-//! `speccoder attest push`, `attest fetch` and `attest carry`: the evidence that travels with the
-//! team.
+//! `speccoder attest push`, `attest fetch`, `attest carry` and `attest rejoin`: the evidence that
+//! travels with the team.
 
 use speccoder_attest::attest::carry::{self, CarryError, CarryRequest};
+use speccoder_attest::attest::rejoin::{RejoinError, RejoinRequest, rejoin as rejoin_note};
 use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::attest::sync::{self, SyncError};
 use speccoder_attest::check::trust::TrustFiles;
 use speccoder_attest::git::Repo;
 
-use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
+use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs, RejoinArgs};
 
 pub fn push(args: &AttestPushArgs) -> u8 {
     let result = Repo::discover(".").map_err(SyncError::from).and_then(|repo| {
@@ -78,4 +79,17 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         carry::carry(&repo, &request)
     })();
     super::output::finish("attest carry", args.run.json, result, carry::CarryReport::exit_code)
+}
+
+pub fn rejoin(args: &RejoinArgs) -> u8 {
+    let result = Repo::discover(".").map_err(RejoinError::from).and_then(|repo| {
+        let request = RejoinRequest {
+            rev: args.rev.clone(),
+            notes_ref: args.notes_ref.clone(),
+            trust: super::trust::trust_files(&args.trust),
+            signature_time: super::trust::signature_time(&args.trust),
+        };
+        rejoin_note(&repo, &request)
+    });
+    super::output::finish("attest rejoin", args.json, result, |_| speccoder_attest::exit::OK)
 }

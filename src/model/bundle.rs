@@ -303,13 +303,75 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
 /// Our line `raw` (read as `line`) joined with their copy of it (see [`merge`]).
 fn join_line(
     raw: Vec<u8>,
-    mut line: Envelope,
+    line: Envelope,
     their_raw: &[u8],
     theirs: Envelope,
     check: &impl SignatureCheck,
 ) -> Result<Vec<u8>, MergeConflict> {
+    join_signatures(raw, line, their_raw, theirs, check, None).map(|(joined, _)| joined)
+}
+
+/// A second copy of a line joined into the first ([`join_copy`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyJoined {
+    /// The line: the first copy's bytes when the second adds nothing.
+    pub line: Vec<u8>,
+    /// How many signatures the second copy added.
+    pub added: usize,
+    /// Why each signature of the second copy that the first does not carry was left out.
+    pub left_out: Vec<Quoted>,
+}
+
+/// `theirs`, a second copy of the line `ours` (the same statement), joined into it as [`merge`]
+/// joins two clones' copies of a line (the same envelope apart from `signatures`, each signature
+/// of theirs checked by `check` and added when it verifies over the line by a key none of the
+/// line's signatures is by, up to [`MAX_SIGNATURES`]), except that a signature of theirs that
+/// cannot join is left out, saying why, and the others still join. So `attest rejoin` repairs a
+/// note git joined line by line: its copies are one note's, side by side, not another clone's
+/// word on it, and one broken signature beside them must not keep the good ones out.
+///
+/// # Errors
+/// [`MergeConflict`]: a copy is not an envelope, the two are not the same statement, or they
+/// differ in a field other than `signatures`.
+pub fn join_copy(
+    ours: &[u8],
+    theirs: &[u8],
+    check: &impl SignatureCheck,
+) -> Result<CopyJoined, MergeConflict> {
+    let read = |side: &'static str, raw: &[u8]| {
+        Envelope::parse(raw).map_err(|e| MergeConflict::Unreadable {
+            side,
+            line: 1,
+            reason: Quoted::from(e.to_string()),
+        })
+    };
+    let (line, their_line) = (read("our", ours)?, read("their", theirs)?);
+    if line.payload != their_line.payload {
+        return Err(MergeConflict::Statements {
+            ours_only: vec![statement_name(&line)],
+            theirs_only: vec![statement_name(&their_line)],
+            ours_repeated: Vec::new(),
+            theirs_repeated: Vec::new(),
+        });
+    }
+    let mut left_out = Vec::new();
+    let (line, added) = join_signatures(ours.to_vec(), line, theirs, their_line, check, Some(&mut left_out))?;
+    Ok(CopyJoined { line, added, left_out })
+}
+
+/// Our line `raw` (read as `line`) joined with their copy of it, and how many signatures theirs
+/// added. With `left_out`, each signature of theirs that cannot join is left out and said there;
+/// without, it refuses the join ([`merge`]: nothing is guessed).
+fn join_signatures(
+    raw: Vec<u8>,
+    mut line: Envelope,
+    their_raw: &[u8],
+    theirs: Envelope,
+    check: &impl SignatureCheck,
+    mut left_out: Option<&mut Vec<Quoted>>,
+) -> Result<(Vec<u8>, usize), MergeConflict> {
     if raw == their_raw {
-        return Ok(raw);
+        return Ok((raw, 0));
     }
     let name = statement_name(&line);
     let statement = || name.clone();
@@ -323,29 +385,48 @@ fn join_line(
         if line.signatures.contains(&sig) || added.contains(&sig) {
             continue;
         }
-        let refuse = |reason: String| MergeConflict::Signature {
-            statement: statement(),
-            reason: Quoted::from(reason),
+        let joins = match check.verify(&pae, &sig) {
+            Ok(signer) if keys.contains(&signer) => {
+                Err(format!("the line carries a signature by {signer} already"))
+            }
+            Ok(signer) => Ok(signer),
+            Err(why) => Err(why.to_string()),
         };
-        let signer = check.verify(&pae, &sig).map_err(|why| refuse(why.to_string()))?;
-        if keys.contains(&signer) {
-            return Err(refuse(format!("the line carries a signature by {signer} already")));
+        match (joins, left_out.as_deref_mut()) {
+            (Ok(signer), _) => {
+                keys.push(signer);
+                added.push(sig);
+            }
+            (Err(reason), Some(out)) => out.push(Quoted::from(reason)),
+            (Err(reason), None) => {
+                return Err(MergeConflict::Signature {
+                    statement: statement(),
+                    reason: Quoted::from(reason),
+                });
+            }
         }
-        keys.push(signer);
-        added.push(sig);
+    }
+    let room = MAX_SIGNATURES.saturating_sub(line.signatures.len());
+    if added.len() > room {
+        let Some(out) = left_out else {
+            return Err(MergeConflict::TooManySignatures {
+                statement: statement(),
+                ours: line.signatures.len(),
+                theirs: added.len(),
+            });
+        };
+        out.push(Quoted::from(format!(
+            "{} signature(s) past the {MAX_SIGNATURES} an envelope may carry",
+            added.len() - room
+        )));
+        added.truncate(room);
     }
     if added.is_empty() {
-        return Ok(raw);
+        return Ok((raw, 0));
     }
-    if line.signatures.len() + added.len() > MAX_SIGNATURES {
-        return Err(MergeConflict::TooManySignatures {
-            statement: statement(),
-            ours: line.signatures.len(),
-            theirs: added.len(),
-        });
-    }
+    let count = added.len();
     line.signatures.extend(added);
-    Ok(line.to_line())
+    Ok((line.to_line(), count))
 }
 
 /// The first field (by name) in which two envelope lines differ, `signatures` aside, comparing
@@ -564,6 +645,45 @@ mod merge_tests {
             merge(&ours, &bundle(&[more])),
             Err(MergeConflict::TooManySignatures { ours: 10, theirs: 12, .. })
         ));
+    }
+
+    #[test]
+    fn a_copy_joined_into_another_leaves_out_each_signature_that_cannot_join_and_joins_the_rest() {
+        let ours = envelope(1, &["a"]).to_line();
+        let mut theirs = envelope(1, &["a", "b"]);
+        theirs.signatures.insert(0, Signature { keyid: "k".into(), sig: b"junk".to_vec() });
+        let joined = join_copy(&ours, &theirs.to_line(), &Check).unwrap();
+        assert_eq!(Envelope::parse(&joined.line).unwrap().signatures, envelope(1, &["a", "b"]).signatures);
+        assert_eq!(joined.added, 1);
+        assert_eq!(joined.left_out.len(), 1, "{:?}", joined.left_out);
+        assert_eq!(joined.left_out[0].to_string(), "it does not verify");
+        // Where a fetch refuses the copy whole.
+        assert!(matches!(
+            merge(&bundle(&[envelope(1, &["a"])]), &bundle(&[theirs])),
+            Err(MergeConflict::Signature { .. })
+        ));
+        let nothing = join_copy(&ours, &envelope(1, &[]).to_line(), &Check).unwrap();
+        assert_eq!((nothing.line, nothing.added), (ours.clone(), 0), "our bytes, as they were");
+        assert!(matches!(
+            join_copy(&ours, &envelope(2, &["b"]).to_line(), &Check),
+            Err(MergeConflict::Statements { .. })
+        ));
+    }
+
+    #[test]
+    fn a_copy_joined_into_another_stops_at_the_signature_cap_and_says_so() {
+        let keys: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let ours = envelope(1, &keys.iter().map(String::as_str).collect::<Vec<_>>()).to_line();
+        let others: Vec<String> = (0..12).map(|i| format!("other{i}")).collect();
+        let theirs: Vec<&str> = keys[..4].iter().chain(&others).map(String::as_str).collect();
+        let joined = join_copy(&ours, &envelope(1, &theirs).to_line(), &Check).unwrap();
+        assert_eq!(Envelope::parse(&joined.line).unwrap().signatures.len(), MAX_SIGNATURES);
+        assert_eq!(joined.added, MAX_SIGNATURES - 10);
+        assert!(
+            joined.left_out[0].to_string().starts_with("6 signature(s) past the 16"),
+            "{:?}",
+            joined.left_out
+        );
     }
 
     #[test]

@@ -7,7 +7,12 @@
 //! - a remote note `git notes merge -s cat_sort_uniq` made of an unsigned and a signed copy is told
 //!   by `attest fetch` as that, never as a task attested twice, and repaired on the remote as told;
 //! - two clones' carries of one rebased commit are told as such by `attest fetch`, and settled as
-//!   told.
+//!   told;
+//! - two clones' approvals of one tick joined by `git notes merge -s union` are both kept by the
+//!   repair verify advises (`attest rejoin`), as `attest fetch` would have joined them;
+//! - a copy whose line carries one more signature that does not verify never wins over the sound
+//!   copy: the repair restores the note that holds;
+//! - blank lines in a note are told with the command that removes them.
 
 use std::process::Command;
 
@@ -16,14 +21,19 @@ use serde_json::Value;
 use crate::common::{self, NOTES_REF, Run};
 use crate::team::{self, Clone, Team};
 
-/// Runs `command`, a command line the tool advised, in `clone` as a person pasting it would.
+/// Runs `command`, a command line the tool advised, in `clone` as a person pasting it would, with
+/// the `speccoder` under test first on the path.
 #[track_caller]
-fn paste(clone: &Clone<'_>, command: &str) {
+fn paste(clone: &Clone<'_>, command: &str) -> Run {
     let mut sh = Command::new("sh");
     common::isolate(&mut sh, &clone.team.home);
-    sh.args(["-c", command]).current_dir(&clone.dir);
+    let bin = common::speccoder_bin().parent().unwrap().to_owned();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap();
+    sh.args(["-c", command]).current_dir(&clone.dir).env("PATH", path);
     let run = common::run(sh);
     assert!(run.status.success(), "{command}\n{run}");
+    run
 }
 
 /// The commands quoted (in backquotes) in `text` after `after`, up to the end of its line.
@@ -153,5 +163,129 @@ fn two_clones_carries_of_one_rebased_commit_are_told_so_by_fetch_and_settled_as_
     paste(&ada, &settle[0]);
     ada.speccoder(&["attest", "fetch"]).success();
     assert_eq!(ada.note(&new).unwrap(), other.as_bytes(), "theirs taken");
+    ada.assert_evidenced(1);
+}
+
+/// The verifier policy at `path` that asks for approvals by each of `by`.
+fn approvals_policy(path: &std::path::Path, by: &[&str]) -> String {
+    let by: Vec<String> = by.iter().map(|p| format!("\"{p}\"")).collect();
+    let text = format!(
+        "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"*\"]\napprovals = {{ count = {}, by = [{}] }}\n",
+        by.len(),
+        by.join(", ")
+    );
+    std::fs::write(path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn two_clones_approvals_a_union_merge_joined_are_both_kept_by_the_advised_rejoin() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let carol = common::ed25519(&team.tmp.path().join("keys"), "carol");
+    let carol_key = carol.private.to_str().unwrap().to_owned();
+    let bob_key = team.bob.private.to_str().unwrap().to_owned();
+    let three = [(common::PRINCIPAL, &team.ada), (team::BOB, &team.bob), ("carol@example.com", &carol)];
+    let trust = team.trust_file("trust-three", &three);
+    for clone in [&ada, &bob] {
+        clone.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    }
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.git(&["fetch", "-q", "origin"]);
+    bob.git(&["checkout", "-q", "-b", "feature-a", "origin/feature-a"]);
+    bob.speccoder(&["attest", "fetch"]).success();
+
+    // Carol approves in Ada's clone, Bob in his; Bob's notes joined into Ada's by git's union.
+    bob.speccoder(&["attest", "approve", &t001, "--signer", "ssh", "--key", &bob_key]).success();
+    ada.speccoder(&["attest", "approve", &t001, "--signer", "ssh", "--key", &carol_key]).success();
+    let policy = approvals_policy(&team.tmp.path().join("policy.toml"), &[team::BOB, "carol@example.com"]);
+    let verify =
+        ["attest", "verify", "--branch", "HEAD", "--base", "origin/main", "--policy", &policy, "--json"];
+    let bob_dir = bob.dir.to_str().unwrap();
+    ada.git(&["fetch", "-q", bob_dir, &format!("{NOTES_REF}:refs/notes/theirs")]);
+    ada.git(&["notes", "--ref", NOTES_REF, "merge", "-s", "union", "refs/notes/theirs"]);
+
+    let joined = finding(&ada.speccoder(&verify).failure(26), "joined_notes");
+    let message = joined["message"].as_str().unwrap();
+    assert!(message.contains("a statement listed more than once"), "{message}");
+    let rejoin = quoted_after(message, "keep this commit's own note");
+    assert_eq!(rejoin, [format!("speccoder attest rejoin {t001}")], "{message}");
+    let report = paste(&ada, &rejoin[0]);
+    assert!(report.stdout.contains("1 joined from the other copies"), "{report}");
+
+    let lines = ada.note_lines(&t001);
+    assert_eq!(lines.len(), 5, "one line per statement");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary.signatures.len(), 3, "Ada's, Carol's approval and Bob's: {:?}", summary.signatures);
+    let held = ada.speccoder(&verify).success();
+    assert!(held.stdout.contains("\"evidenced\""), "{held}");
+    // Run again, it finds nothing joined.
+    let again = ada.speccoder(&["attest", "rejoin", &t001, "--json"]).success();
+    let again: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(again["unchanged"], true, "{again:#}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_copy_whose_line_carries_one_more_signature_that_does_not_verify_never_wins_over_the_sound_note() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    let sound = ada.note(&t001).unwrap();
+    // The broken copy (a notes history of its own): line 1 carries, besides its own signature,
+    // Ada's valid signature over line 2, which does not verify over line 1.
+    let text = String::from_utf8(sound.clone()).unwrap();
+    let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stolen = lines[1]["signatures"][0].clone();
+    lines[0]["signatures"].as_array_mut().unwrap().push(stolen);
+    let broken: String = lines.iter().map(|l| format!("{}\n", serde_json::to_string(l).unwrap())).collect();
+    let file = team.tmp.path().join("broken-note");
+    std::fs::write(&file, &broken).unwrap();
+    let file = file.to_str().unwrap();
+    ada.git(&["notes", "--ref", "refs/notes/broken", "add", "--no-stripspace", "-F", file, &t001]);
+    ada.git(&["notes", "--ref", NOTES_REF, "merge", "-s", "union", "refs/notes/broken"]);
+
+    let joined = finding(&ada.verify(&["--json"]).failure(26), "joined_notes");
+    let message = joined["message"].as_str().unwrap();
+    let rejoin = quoted_after(message, "keep this commit's own note");
+    assert_eq!(rejoin.len(), 1, "{message}");
+    let report = paste(&ada, &rejoin[0]);
+    assert!(report.stdout.contains("left out: a signature of line 7: bad SSH signature"), "{report}");
+    assert_eq!(ada.note(&t001).unwrap(), sound, "the sound note, byte for byte");
+    ada.assert_evidenced(1);
+}
+
+#[test]
+fn blank_lines_in_a_note_are_told_with_the_command_that_removes_them_keeping_every_line() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    let sound = String::from_utf8(ada.note(&t001).unwrap()).unwrap();
+    // A leading, a doubled and a trailing blank line, kept as they are (git's own `notes add`
+    // would drop all but the one between two lines).
+    let (first, rest) = sound.split_once('\n').unwrap();
+    ada.replace_note(&t001, &format!("\n{first}\n\n\n{rest}\n"));
+
+    let out = ada.verify(&["--json"]).failure(26);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let findings = report["ticks"][0]["findings"].as_array().unwrap();
+    let blank: Vec<&Value> = findings.iter().filter(|f| f["code"] == "blank_line").collect();
+    assert_eq!(blank.len(), 4, "{report:#}");
+    let message = blank[0]["message"].as_str().unwrap();
+    let remove = quoted_after(message, "remove the note's blank lines");
+    assert_eq!(
+        remove,
+        [format!(
+            "git notes --ref={NOTES_REF} show {t001} | sed '/^$/d' | git notes --ref={NOTES_REF} add -f -F - {t001}"
+        )],
+        "{message}"
+    );
+    paste(&ada, &remove[0]);
+    assert_eq!(ada.note(&t001).unwrap(), sound.as_bytes(), "every line kept, byte for byte");
     ada.assert_evidenced(1);
 }
