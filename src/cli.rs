@@ -685,7 +685,9 @@ pub enum AttestSub {
     /// reference name can hold (named, with the `git remote rename` that fixes it; nothing
     /// changed); 13 no identity for a notes merge commit, a `push.default` git does not accept, a
     /// trust file that is unusable; 14 not on a branch, a branch whose name is not UTF-8 (named,
-    /// with the `git branch -m` that renames it; nothing sent), a branch `push.default` does not
+    /// with the `git branch -m` that renames it; nothing sent), a remote the branch's
+    /// configuration names that is not UTF-8 (named with its key, and the `git remote rename` that
+    /// fixes it; nothing sent), a branch `push.default` does not
     /// push (named, with how to push it), another fetch or push holding the fetch lock (named, with
     /// what to do if none runs), the branch or a reference refused (named, with git's reason and
     /// what the remote said), notes or
@@ -730,7 +732,9 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 fetched and merged; 2 unknown remote, or one whose name no reference name can
     /// hold (named, with the `git remote rename` that fixes it; nothing changed); 13 no identity
-    /// for a merge commit, a trust file that is unusable; 14 a conflict (named; the conflicting
+    /// for a merge commit, a trust file that is unusable; 14 a remote the branch's configuration
+    /// names that is not UTF-8 (named with its key, and the `git remote rename` that fixes it;
+    /// nothing fetched), a conflict (named; the conflicting
     /// references are left as they were, the others merged), the remote's notes damaged (named, to
     /// repair there), another fetch or push holding the fetch lock (named, with what to do if none
     /// runs; nothing changed), the remote unreachable; 1 internal error.

@@ -4,10 +4,11 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use gix::bstr::ByteSlice;
+use gix::bstr::{BStr, BString};
 
 use super::error::GitError;
 use super::repo::Repo;
+use crate::model::shown::{bytes_shown, one_line};
 
 /// A work tree's sparse checkout ([`Repo::sparse_checkout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,35 +24,74 @@ pub enum SparseCheckout {
 }
 
 impl Repo {
-    /// The text of configuration `key` (`section.name` or `section.sub.name`), last one wins;
-    /// `None` when unset.
+    /// The value of configuration `key` (`section.name` or `section.sub.name`) as git reads a
+    /// string, its bytes as they are: the last entry's, whichever file or scope sets it; `None`
+    /// when unset. The one place a string of git's configuration is read: every other reading of
+    /// one goes through it.
+    ///
+    /// # Errors
+    /// [`GitError::ConfigWithoutValue`] when the last entry is the key alone, without a value
+    /// (`git -c key`, a line `key` without `=`), naming where it is set: git refuses it ("missing
+    /// value for"), and taking a value set before it would take what the user overrode.
+    pub(crate) fn config_value(&self, key: &str) -> Result<Option<BString>, GitError> {
+        let Some(key) = gix::config::KeyRef::parse_unvalidated(key.into()) else { return Ok(None) };
+        self.config_value_at(key.section_name, key.subsection_name, key.value_name)
+    }
+
+    /// [`Repo::config_value`] of the key in parts: `section` and `name` matched as git matches
+    /// them (in any case), `subsection` byte for byte (a branch's name, a remote's).
+    pub(crate) fn config_value_at(
+        &self,
+        section: &str,
+        subsection: Option<&BStr>,
+        name: &str,
+    ) -> Result<Option<BString>, GitError> {
+        let snapshot = self.inner.config_snapshot();
+        let Some(sections) = snapshot.plumbing().sections_by_name(section) else { return Ok(None) };
+        let last = sections
+            .filter(|s| s.header().subsection_name() == subsection)
+            .filter_map(|s| s.value_implicit(name).map(|value| (value, s.meta().clone())))
+            .last();
+        match last {
+            None => Ok(None),
+            Some((Some(value), _)) => Ok(Some(value)),
+            Some((None, meta)) => Err(GitError::ConfigWithoutValue {
+                key: git_key(section, subsection, name),
+                origin: set_in(&meta),
+            }),
+        }
+    }
+
+    /// The text of configuration `key` ([`Repo::config_value`]); `None` when unset.
     ///
     /// # Errors
     /// [`GitError::ConfigNotText`] when it is set to bytes that are not UTF-8: a value that is
-    /// set never reads as unset.
+    /// set never reads as unset; [`GitError::ConfigWithoutValue`].
     pub fn config_string(&self, key: &str) -> Result<Option<String>, GitError> {
-        let Some(value) = self.inner.config_snapshot().string(key) else { return Ok(None) };
-        match value.to_str() {
-            Ok(text) => Ok(Some(text.to_owned())),
+        let Some(value) = self.config_value(key)? else { return Ok(None) };
+        match String::from_utf8(value.into()) {
+            Ok(text) => Ok(Some(text)),
             Err(_) => Err(GitError::ConfigNotText { key: key.to_owned() }),
         }
     }
 
     /// The value of configuration `key` as git hands it to the file system or a program (a key
-    /// file, a program's path): its bytes as they are, UTF-8 or not; `None` when unset.
+    /// file, a program's path): its bytes as they are, UTF-8 or not ([`Repo::config_value`]);
+    /// `None` when unset.
     ///
     /// # Errors
-    /// [`GitError::ConfigNotText`] where a path must be UTF-8 (not on unix).
+    /// [`GitError::ConfigNotText`] where a path must be UTF-8 (not on unix);
+    /// [`GitError::ConfigWithoutValue`].
     pub fn config_os_string(&self, key: &str) -> Result<Option<OsString>, GitError> {
-        let Some(value) = self.inner.config_snapshot().string(key) else { return Ok(None) };
+        let Some(value) = self.config_value(key)? else { return Ok(None) };
         let path =
             gix::path::from_bstring(value).map_err(|_| GitError::ConfigNotText { key: key.to_owned() })?;
         Ok(Some(path.into_os_string()))
     }
 
-    /// Whether configuration `key` is set, to anything (text or not, empty or not).
+    /// Whether configuration `key` is set, to anything (text or not, empty or not, the key alone).
     pub fn config_is_set(&self, key: &str) -> bool {
-        self.inner.config_snapshot().string(key).is_some()
+        !matches!(self.config_value(key), Ok(None))
     }
 
     /// The boolean of configuration `key` as git reads it (`true`, `yes`, `on`, `1`, ...);
@@ -70,9 +110,13 @@ impl Repo {
         }
     }
 
-    /// The path in configuration `key` with `~` expanded, taken only from trusted configuration
-    /// files; `None` when unset.
+    /// The path in configuration `key` with `~` expanded; `None` when unset.
+    ///
+    /// # Errors
+    /// [`GitError::ConfigWithoutValue`] ([`Repo::config_value`]); [`GitError::Gix`] for a path
+    /// that cannot be expanded.
     pub fn config_path(&self, key: &str) -> Result<Option<PathBuf>, GitError> {
+        self.config_value(key)?;
         self.inner.config_snapshot().trusted_path(key).map_err(|source| GitError::Gix {
             action: format!("read the path in configuration `{key}`"),
             source,
@@ -84,6 +128,33 @@ impl Repo {
     /// not UTF-8 (as one with control characters, it is not published).
     pub fn origin_url_without_credentials(&self) -> Option<String> {
         strip_credentials(&self.config_string("remote.origin.url").ok()??)
+    }
+}
+
+/// A key as git names it in a message: its section and name in lower case, its subsection as it
+/// is (each byte that is not UTF-8 escaped).
+pub(super) fn git_key(section: &str, subsection: Option<&BStr>, name: &str) -> String {
+    let (section, name) = (section.to_ascii_lowercase(), name.to_ascii_lowercase());
+    match subsection {
+        Some(sub) => format!("{section}.{}.{name}", bytes_shown(sub)),
+        None => format!("{section}.{name}"),
+    }
+}
+
+/// Where a configuration entry is set, as a message says it: a file, git's command line (which
+/// `git -c` hands on in `GIT_CONFIG_PARAMETERS`) or `GIT_CONFIG_COUNT`'s entries.
+fn set_in(meta: &gix::config::file::Metadata) -> String {
+    use gix::config::Source;
+    match (meta.source, meta.path.as_deref()) {
+        (Source::Cli, _) => {
+            "set on git's command line, `git -c`, handed on in GIT_CONFIG_PARAMETERS".to_owned()
+        }
+        (Source::Env, _) => "set in GIT_CONFIG_COUNT's GIT_CONFIG_KEY_<n>".to_owned(),
+        (_, Some(path)) => {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+            format!("set in {}", one_line(&path.to_string_lossy()))
+        }
+        _ => "set in git's configuration".to_owned(),
     }
 }
 
@@ -254,6 +325,36 @@ mod tests {
         let key = repo.config_os_string("user.signingKey").unwrap().unwrap();
         assert_eq!(key.as_bytes(), b"/home/k\xe9y");
         assert_eq!(repo.config_os_string("user.absent").unwrap(), None);
+    }
+
+    /// git refuses a key given alone where it reads a string ("missing value for"): the last
+    /// entry decides, whichever file or scope sets it, and an earlier value is never taken for it.
+    #[test]
+    fn a_key_given_alone_last_is_refused_naming_where_it_is_set_and_a_value_after_it_is_taken() {
+        let fx = Fixture::new();
+        fx.git(&["config", "user.signingKey", "/keys/k1"]);
+        let mut config = std::fs::read(fx.path().join(".git/config")).unwrap();
+        config.extend_from_slice(b"[user]\n\tsigningKey\n[gpg \"ssh\"]\n\tallowedSignersFile\n");
+        std::fs::write(fx.path().join(".git/config"), config).unwrap();
+        let repo = fx.repo();
+        let local = std::fs::canonicalize(fx.path().join(".git/config")).unwrap();
+        for err in [
+            repo.config_os_string("user.signingKey").unwrap_err(),
+            repo.config_string("user.signingkey").unwrap_err(),
+            repo.config_path("gpg.ssh.allowedSignersFile").unwrap_err(),
+        ] {
+            assert!(matches!(err, crate::git::GitError::ConfigWithoutValue { .. }), "{err:?}");
+            assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Config);
+            let said = err.to_string();
+            assert!(
+                said.contains("is given without a value") && said.contains("missing value for"),
+                "{said}"
+            );
+            assert!(said.contains(&format!("set in {}", local.display())), "{said}");
+        }
+        assert!(repo.config_is_set("user.signingKey"));
+        fx.git(&["config", "--add", "user.signingKey", "/keys/k2"]);
+        assert_eq!(fx.repo().config_string("user.signingKey").unwrap().as_deref(), Some("/keys/k2"));
     }
 
     #[test]

@@ -637,6 +637,21 @@ pub enum GitError {
         name: String,
     },
 
+    /// The remote a branch's configuration names (`branch.<name>.remote`, `branch.<name>.pushRemote`,
+    /// `remote.pushDefault`) is not UTF-8: it is run through git and built into reference names as
+    /// text, and a text with U+FFFD in place of its bytes would name another remote.
+    #[error(
+        "`{key}` names the remote {name}, a name that is not UTF-8 (each such byte shown as \\xNN), and speccoder runs a remote only by its exact name, so it refuses it; nothing was sent: rename the remote (`git remote rename -- {word} <new-name>`, which renames it in `{key}` too), or name another remote on the command line, then run the command again"
+    )]
+    RemoteNameNotUtf8 {
+        /// The key that names it, a subsection not UTF-8 shown as the name is.
+        key: String,
+        /// The name, each byte that is not UTF-8 escaped ([`crate::model::shown::bytes_shown`]).
+        name: String,
+        /// The name as a shell reads it back ([`crate::model::shown::shell_bytes_word`]).
+        word: String,
+    },
+
     /// An attributes file of a tree (`.gitattributes`, by its path in the tree; several, joined,
     /// when gix cannot say which) that cannot be read: more than git reads of one, or its blob
     /// missing or corrupt.
@@ -687,6 +702,18 @@ pub enum GitError {
         key: String,
     },
 
+    /// A configuration key read as a string whose last entry is the key alone, without a value
+    /// (`git -c key`, a line `key` without `=` in a file): git refuses it ("missing value for").
+    #[error(
+        "configuration `{key}` is given without a value ({origin}), and git refuses a key given alone where it needs a value (\"missing value for '{key}'\"); so does speccoder, rather than take a value set before it: give it a value (`{key}=<value>`) or remove that entry, then run the command again"
+    )]
+    ConfigWithoutValue {
+        /// The key, a subsection not UTF-8 shown with each such byte escaped.
+        key: String,
+        /// Where the entry is set (a file, the command line).
+        origin: String,
+    },
+
     /// A gix operation failed for a reason not covered above: gix's error and each of its causes.
     #[error("could not {action}: {}", with_causes(.source))]
     Gix {
@@ -729,6 +756,7 @@ impl ExitClass for GitError {
             | GitError::RefMoved { .. }
             | GitError::HeadMoved { .. }
             | GitError::RefNameNotUtf8 { .. }
+            | GitError::RemoteNameNotUtf8 { .. }
             | GitError::RefLocked { .. }
             | GitError::IndexLocked { .. }
             | GitError::FetchLocked { .. }
@@ -754,6 +782,7 @@ impl ExitClass for GitError {
             | GitError::BadConfig { .. }
             | GitError::CommandConfig { .. }
             | GitError::ConfigNotText { .. }
+            | GitError::ConfigWithoutValue { .. }
             | GitError::ObjectTooLarge { .. }
             | GitError::TreeAttributes { .. }
             | GitError::CorruptObject { .. } => Class::Config,

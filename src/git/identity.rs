@@ -43,11 +43,24 @@ impl Role {
     }
 }
 
+/// The keys git's identity is configured by, each of which git refuses given without a value,
+/// whichever identity it forms.
+const IDENTITY_KEYS: [&str; 6] =
+    ["user.name", "user.email", "author.name", "author.email", "committer.name", "committer.email"];
+
 impl Repo {
     /// The identity for `role` as gix looks it up (the `GIT_*` environment, `author.*` /
     /// `committer.*`, `user.*`, `EMAIL`), cleaned as git cleans it, and dated now unless the
     /// environment fixes the date.
+    ///
+    /// # Errors
+    /// [`GitError::ConfigWithoutValue`] for an identity key given without a value (git refuses
+    /// it before it reads the others); [`GitError::IdentityMissing`],
+    /// [`GitError::EmptyIdentityName`], [`GitError::BadDate`].
     pub(crate) fn signature(&self, role: Role) -> Result<gix::actor::Signature, GitError> {
+        for key in IDENTITY_KEYS {
+            self.config_value(key)?;
+        }
         let found = match role {
             Role::Author => self.inner.author(),
             Role::Committer => self.inner.committer(),

@@ -153,7 +153,49 @@ mod tests {
         // An upstream branch whose name is not UTF-8 is refused, never pushed to by its lossy text.
         fx.git(&["config", "branch.main.remote", "origin"]);
         git_with(&fx, &["config", "branch.main.merge"], &[b"refs/heads/up\xff"]);
-        let upstream = fx.repo().branch_upstream("refs/heads/main").unwrap_err();
+        let upstream = fx.repo().upstream_on("refs/heads/main", "origin").unwrap_err();
         assert!(upstream.to_string().contains("refs/heads/up\\xFF"), "{upstream}");
+    }
+
+    /// git's choice of a branch's remote, whose name it keeps as bytes: the first of
+    /// `branch.<name>.pushRemote`, `remote.pushDefault` and `branch.<name>.remote` that is set.
+    #[test]
+    fn a_configured_remote_whose_name_is_not_utf8_is_refused_naming_its_key_and_never_passed_over() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        fx.git(&["remote", "add", "origin", "/nowhere/origin.git"]);
+        git_with(&fx, &["remote", "add"], &[b"o\xff", b"/nowhere/o.git"]);
+        git_with(&fx, &["config", "branch.main.remote"], &[b"o\xff"]);
+        fx.git(&["config", "branch.main.merge", "refs/heads/main"]);
+        let refused = |direction, key: &str| {
+            let repo = fx.repo();
+            let Head::Branch { name, .. } = repo.head().unwrap() else { panic!("on a branch") };
+            let err = repo.default_remote(Some(&name), direction).unwrap_err();
+            assert!(matches!(&err, GitError::RemoteNameNotUtf8 { .. }), "{err:?}");
+            let said = err.to_string();
+            for part in [
+                &format!("`{key}` names the remote o\\xFF"),
+                r#"`git remote rename -- "$(printf 'o\377')" <new-name>`"#,
+            ] {
+                assert!(said.contains(part), "{part}: {said}");
+            }
+        };
+        refused(Direction::Fetch, "branch.main.remote");
+        refused(Direction::Push, "branch.main.remote");
+        // Named on the command line, another remote is pushed to as git pushes to it: the
+        // upstream is on another remote.
+        assert_eq!(fx.repo().upstream_on("refs/heads/main", "origin").unwrap(), None);
+        fx.git(&["config", "branch.main.remote", "origin"]);
+        assert_eq!(
+            fx.repo().upstream_on("refs/heads/main", "origin").unwrap().as_deref(),
+            Some("refs/heads/main")
+        );
+        git_with(&fx, &["config", "remote.pushDefault"], &[b"o\xff"]);
+        refused(Direction::Push, "remote.pushdefault");
+        git_with(&fx, &["config", "branch.main.pushRemote"], &[b"o\xff"]);
+        refused(Direction::Push, "branch.main.pushremote");
+        let repo = fx.repo();
+        let Head::Branch { name, .. } = repo.head().unwrap() else { panic!("on a branch") };
+        assert_eq!(repo.default_remote(Some(&name), Direction::Fetch).unwrap(), "origin");
     }
 }

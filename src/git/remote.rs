@@ -4,13 +4,14 @@
 //! the user's credential helpers, SSH configuration and HTTPS settings apply unchanged.
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
+use gix::bstr::{BStr, ByteSlice};
 
+use super::config::git_key;
 use super::error::GitError;
 use super::ref_name::BranchName;
 use super::refs::full_name;
 use super::repo::Repo;
-use crate::model::shown::{bytes_shown, shell_word, shown};
+use crate::model::shown::{bytes_shown, shell_bytes_word, shell_word, shown};
 
 /// Which way a remote is used: git chooses the remote to push to by `branch.<name>.pushRemote`
 /// and `remote.pushDefault` first, and the one to fetch from by `branch.<name>.remote` alone.
@@ -123,22 +124,21 @@ impl Repo {
         Ok(name.to_owned())
     }
 
-    /// The remote the branch `branch` (full name) tracks (`branch.<name>.remote`), with the
-    /// remote branch it merges (`branch.<name>.merge`); `None` without one.
+    /// The remote branch `branch` (full name) merges from `remote` (`branch.<name>.merge`, when
+    /// `branch.<name>.remote` is `remote`, byte for byte); `None` when its upstream is elsewhere or
+    /// it has none.
     ///
     /// # Errors
     /// [`GitError::RefNameNotUtf8`] for a remote branch whose name is not UTF-8: it would be
-    /// pushed to by name.
-    pub fn branch_upstream(&self, branch: &str) -> Result<Option<(String, Option<String>)>, GitError> {
+    /// pushed to by name; [`GitError::ConfigWithoutValue`].
+    pub fn upstream_on(&self, branch: &str, remote: &str) -> Result<Option<String>, GitError> {
         let Ok(full) = full_name(branch) else { return Ok(None) };
-        let short = full.as_ref().shorten();
-        let Some(remote) = self.inner.branch_remote_name(short, gix::remote::Direction::Fetch) else {
+        let configured = self.config_value_at("branch", Some(full.as_ref().shorten()), "remote")?;
+        if configured.as_ref().map(|name| name.as_slice()) != Some(remote.as_bytes()) {
             return Ok(None);
-        };
-        let Ok(remote) = remote.as_bstr().to_str().map(str::to_owned) else { return Ok(None) };
-        let merge = self
-            .inner
-            .branch_remote_ref_name(full.as_ref(), gix::remote::Direction::Fetch)
+        }
+        let merge = self.inner.branch_remote_ref_name(full.as_ref(), gix::remote::Direction::Fetch);
+        merge
             .and_then(Result::ok)
             .map(|name| {
                 name.as_bstr().to_str().map(str::to_owned).map_err(|_| GitError::RefNameNotUtf8 {
@@ -147,8 +147,33 @@ impl Repo {
                     remedy: "set the branch's upstream again (`git branch --set-upstream-to <remote>/<branch>`), then run the command again".to_owned(),
                 })
             })
-            .transpose()?;
-        Ok(Some((remote, merge)))
+            .transpose()
+    }
+
+    /// The remote the configuration of `branch` (short name, its bytes) chooses for `direction`,
+    /// as git chooses it: to push, `branch.<name>.pushRemote`, else `remote.pushDefault`, else
+    /// (and to fetch) `branch.<name>.remote`; `None` when none is set. The first one set is the
+    /// one: one that cannot be taken is refused, never passed over for the next.
+    ///
+    /// # Errors
+    /// [`GitError::RemoteNameNotUtf8`] naming the key and the name; [`GitError::ConfigWithoutValue`].
+    fn configured_remote(&self, branch: &BStr, direction: Direction) -> Result<Option<String>, GitError> {
+        let push: &[(&str, Option<&BStr>, &str)] =
+            &[("branch", Some(branch), "pushRemote"), ("remote", None, "pushDefault")];
+        let fetch = ("branch", Some(branch), "remote");
+        let keys = if direction == Direction::Push { push } else { &[] };
+        for &(section, subsection, name) in keys.iter().chain([&fetch]) {
+            let Some(value) = self.config_value_at(section, subsection, name)? else { continue };
+            return match value.to_str() {
+                Ok(remote) => Ok(Some(remote.to_owned())),
+                Err(_) => Err(GitError::RemoteNameNotUtf8 {
+                    key: git_key(section, subsection, name),
+                    name: bytes_shown(&value),
+                    word: shell_bytes_word(&value),
+                }),
+            };
+        }
+        Ok(None)
     }
 
     /// `push.default` as git reads it (unset: `simple`, git's default), parsed by gix.
@@ -172,16 +197,21 @@ impl Repo {
     /// to fetch, the upstream remote (each only when it is a configured remote); else `origin`,
     /// else the only remote there is.
     /// The branch is looked up by its exact name, whatever bytes it holds.
+    ///
+    /// # Errors
+    /// [`GitError::RemoteNameNotUtf8`] for a configured remote whose name is not UTF-8, never
+    /// passed over for another; [`GitError::ConfigWithoutValue`]; [`GitError::UnknownRemote`]
+    /// when none is left; [`GitError::RemoteNameUnusable`].
     pub fn default_remote(
         &self,
         branch: Option<&BranchName>,
         direction: Direction,
     ) -> Result<String, GitError> {
         let names = self.remote_names();
-        let configured = branch.and_then(|b| {
-            let name = self.inner.branch_remote_name(b.as_ref().shorten(), direction)?;
-            name.as_bstr().to_str().ok().map(str::to_owned)
-        });
+        let configured = match branch {
+            Some(b) => self.configured_remote(b.as_ref().shorten(), direction)?,
+            None => None,
+        };
         if let Some(remote) = configured.filter(|remote| names.contains(remote)) {
             return self.require_remote(&remote);
         }

@@ -12,7 +12,7 @@ use super::error::{GitError, GixResultExt, TreeFilter, access_refused, io_error}
 use super::extensions::Access;
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
-use super::ownership::{self, CommandTrust};
+use super::ownership;
 use super::ref_name::BranchName;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
@@ -68,18 +68,12 @@ fn index_file_variable() -> Option<std::ffi::OsString> {
 }
 
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
-/// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
-/// ownership" is said as git says it, with git's remedy.
+/// be opened by gix, said with gix's own reasons.
 fn unopened(dir: &Path, source: gix::Error) -> GitError {
     // Said in full: `.` names nothing to a person who ran the command with `-C DIR`.
-    let Some((git_dir, work_tree)) = ownership::found(dir) else {
+    let Some((git_dir, _)) = ownership::found(dir) else {
         return GitError::Discover { path: std::path::absolute(dir).unwrap_or(dir.to_owned()), source };
     };
-    if source.is_permission_denied()
-        && let Some(path) = ownership::owned_by_another_user(&git_dir, work_tree.as_deref())
-    {
-        return GitError::DubiousOwnership { path };
-    }
     let mut reason = crate::model::shown::with_causes(&source);
     if reason.contains("Object format is not enabled") {
         reason.push_str(" (speccoder reads SHA-1 repositories only)");
@@ -88,30 +82,28 @@ fn unopened(dir: &Path, source: gix::Error) -> GitError {
 }
 
 /// How gix opens every repository: the object size limit, never through `refs/replace/*`, the
-/// command scope's `-c` configuration over every file's. One set of options whatever the
-/// ownership: gix promotes a repository the system's or the user's `safe.directory` names to full
-/// trust, and refuses any other it does not trust fully (as git refuses it); so the reduced
-/// options are never used for a repository that opens, and the object size limit applies to
-/// every repository opened. One the command's `safe.directory` names ([`CommandTrust::Trusted`],
-/// which gix cannot judge) is not refused, and its configuration is read whole, as gix reads a
-/// repository it trusts fully; the repository's own `safe.directory` counts for nothing either way.
-fn open_options(scope: &CommandScope, trust: CommandTrust) -> gix::sec::trust::Mapping<gix::open::Options> {
+/// command scope's `-c` configuration over every file's. A repository reaches gix only once
+/// [`ownership::refuse_dubious`] let it through, as git lets it through, so gix is told to trust
+/// it fully: it never refuses one on a judgement of its own (it reads `safe.directory` more
+/// widely than git: conditional includes, an entry `<repo>/*` for the repository itself), and its
+/// configuration is read whole, as git reads that of a repository it works in, whoever owns it
+/// (gix would otherwise pass over the settings it takes from trusted files only). One set of
+/// options whatever the ownership, so the object size limit applies to every repository opened.
+fn open_options(scope: &CommandScope) -> gix::sec::trust::Mapping<gix::open::Options> {
     use gix::sec::trust::DefaultForLevel as _;
     fn every_section(_: &gix::config::file::Metadata) -> bool {
         true
     }
     // Objects are read as their ids say, never through `refs/replace/*`: a replacement is a
     // local, unsigned rewrite of what an id means, and the evidence names raw ids.
-    let mut options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
+    let options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
         .cli_overrides(scope.overrides())
         .config_overrides([
             format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}"),
             "core.useReplaceRefs=false".to_owned(),
         ])
-        .bail_if_untrusted(trust == CommandTrust::Undecided);
-    if trust == CommandTrust::Trusted {
-        options = options.filter_config_section(every_section);
-    }
+        .bail_if_untrusted(false)
+        .filter_config_section(every_section);
     gix::sec::trust::Mapping { full: options.clone(), reduced: options }
 }
 
@@ -120,8 +112,9 @@ impl Repo {
     /// they are set (also `GIT_CEILING_DIRECTORIES` and `GIT_DISCOVERY_ACROSS_FILESYSTEM`), else
     /// searching upwards. As git does, a repository owned by another user is refused unless
     /// `safe.directory` names it in protected configuration (the system's, the user's, or the
-    /// command's: `git -c`, `GIT_CONFIG_COUNT`; never the repository's own), and configuration
-    /// the command scope sets is read over every file's. So is a repository whose format (`extensions.*`) git refuses
+    /// command's: `git -c`, `GIT_CONFIG_COUNT`; never the repository's own), judged as git judges
+    /// it ([`ownership::refuse_dubious`]), and configuration the command scope sets is read over
+    /// every file's. So is a repository whose format (`extensions.*`) git refuses
     /// or speccoder cannot keep ([`Repo::refuse_format`]: reftable references, a second object
     /// format). No object larger than [`OBJECT_SIZE_LIMIT`] is read.
     ///
@@ -143,11 +136,11 @@ impl Repo {
         files::check_before_open(dir)?;
         files::refuse_beyond_ceiling(dir)?;
         let scope = CommandScope::from_env()?;
-        let trust = ownership::command_trust(dir, &scope)?;
+        ownership::refuse_dubious(dir, &scope)?;
         let inner = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             files::discovery(),
-            open_options(&scope, trust),
+            open_options(&scope),
         )
         .map_err(|source| unopened(dir, source))?;
         let repo = Repo::from_gix(inner.into());

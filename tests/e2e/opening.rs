@@ -287,6 +287,83 @@ fn another_user_s_repository_opens_when_the_command_s_safe_directory_names_it_an
     assert!(p.tmp().join("repo-hooks/post-rewrite").is_file(), "{out}");
 }
 
+/// Every `safe.directory` entry is judged by one rule, git's, whichever protected scope sets it
+/// (the system's, the user's, the command's): resolved as git resolves it, then compared byte for
+/// byte. `<dir>/*` names what is below `<dir>`, never `<dir>` itself, and a `*` followed by
+/// anything (`/`, `/.`) names nothing; an entry through a missing directory names nothing, though
+/// `..` would leave it; `.` is the directory the command runs in. The user's file is read with
+/// the files it includes, but never one included on a condition (`includeIf`): git reads
+/// `safe.directory` before it knows the repository, so no condition holds there.
+#[test]
+fn another_user_s_repository_opens_by_any_scope_s_safe_directory_exactly_where_git_opens_it() {
+    if !is_root() {
+        eprintln!("skipped: giving the repository to another user needs root");
+        return;
+    }
+    let p = Project::speckit();
+    let root = p.root.to_str().unwrap().to_owned();
+    let top = p.root.parent().unwrap().to_str().unwrap().to_owned();
+    let everything = p.tmp().join("everything");
+    std::fs::write(&everything, "[safe]\n\tdirectory = *\n").unwrap();
+    let everything = everything.to_str().unwrap();
+    sh("chown", &["-R", "65534", &root]);
+    let entry = |value: &str| format!("[safe]\n\tdirectory = {value}\n");
+    let cases: Vec<(String, bool)> = vec![
+        (entry(&format!("{top}/*/")), false),
+        (entry(&format!("{top}/*/.")), false),
+        (entry(&format!("{top}/*//")), false),
+        (entry(&format!("{root}/*")), false),
+        (entry(&format!("{top}/missing/../repo")), false),
+        (entry(&format!("{root}/../missing/../repo")), false),
+        (entry(&format!("{top}/*")), true),
+        (entry(&format!("{root}/")), true),
+        (entry(&format!("{top}/./repo")), true),
+        (entry("."), true),
+        (format!("{}\tdirectory\n", entry(&root)), false),
+        (format!("[includeIf \"onbranch:main\"]\n\tpath = {everything}\n"), false),
+        (format!("[includeIf \"gitdir:{root}/\"]\n\tpath = {everything}\n"), false),
+        (format!("[include]\n\tpath = {everything}\n"), true),
+    ];
+    let global = p.home.join(".gitconfig");
+    let system = p.tmp().join("system-gitconfig");
+    let system_env = [("GIT_CONFIG_NOSYSTEM", "0"), ("GIT_CONFIG_SYSTEM", system.to_str().unwrap())];
+    for (text, opens) in &cases {
+        for (file, env) in [(&global, &[][..]), (&system, &system_env[..])] {
+            std::fs::write(file, text).unwrap();
+            let (git_opens, out) = git_and_speccoder_open(&p, env);
+            std::fs::remove_file(file).unwrap();
+            assert_eq!(git_opens, *opens, "git with {}:\n{text}", file.display());
+            let code = if *opens { 0 } else { 14 };
+            assert_eq!(out.code(), Some(code), "{}:\n{text}\n{out}", file.display());
+        }
+    }
+    // The command's entries by the same rule.
+    for (value, opens) in
+        [(format!("{top}/*/"), false), (format!("{top}/*/."), false), (".".to_owned(), true)]
+    {
+        let count = [("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", KEY), ("GIT_CONFIG_VALUE_0", &value)];
+        let parameters = format!("'{KEY}'='{value}'");
+        for env in [&count[..], &[("GIT_CONFIG_PARAMETERS", parameters.as_str())]] {
+            let (git_opens, out) = git_and_speccoder_open(&p, env);
+            assert_eq!(git_opens, opens, "git with {env:?}");
+            assert_eq!(out.code(), Some(if opens { 0 } else { 14 }), "{env:?}\n{out}");
+        }
+    }
+    // `.` from a directory below the top names that directory, not the repository.
+    let dot = format!("'{KEY}'='.'");
+    let below = p.root.join("specs");
+    let mut ours = common::speccoder_command(&below, &p.home, &["attest", "verify", "--branch"]);
+    ours.env("GIT_CONFIG_PARAMETERS", &dot);
+    let out = common::run(ours);
+    assert_eq!(out.code(), Some(14), "{out}");
+    let mut git = common::git_command(&below, &p.home, &["status"]);
+    git.env("GIT_CONFIG_PARAMETERS", &dot);
+    assert!(!common::run(git).status.success(), "git refuses it there too");
+}
+
+/// The key git reads.
+const KEY: &str = "safe.directory";
+
 /// `GIT_CONFIG_PARAMETERS` and `GIT_CONFIG_COUNT` that git cannot read stop git ("bogus format
 /// in GIT_CONFIG_PARAMETERS", "missing config key"): every command refuses them too, naming the
 /// variable (exit 13), rather than guess what was meant.

@@ -513,6 +513,48 @@ fn a_branch_whose_name_is_not_utf8_is_refused_by_push_and_attest_and_never_taken
     assert_eq!(ada.refs(), before, "nothing was written");
 }
 
+/// A branch whose upstream (or push) remote has a name that is not UTF-8 (git keeps a remote's
+/// name as bytes): `attest push` and `attest fetch` refuse it, naming the key and the name
+/// escaped, with the `git remote rename` that fixes it, and never take another remote in its
+/// place; named on the command line, another remote is pushed to, as `git push` pushes to it.
+#[cfg(unix)]
+#[test]
+fn a_configured_remote_whose_name_is_not_utf8_is_refused_by_push_and_fetch_naming_its_key() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let odd = OsStr::from_bytes(b"o\xff");
+    let url = team.url();
+    for args in [&["remote", "add"][..], &["config", "branch.main.remote"]] {
+        let mut git = common::git_command(&ada.dir, &team.home, args);
+        git.arg(odd);
+        if args[0] == "remote" {
+            git.arg(&url);
+        }
+        common::run(git).success();
+    }
+    ada.attest("T001", &[]);
+    let before = team.run_git(&team.remote, &["for-each-ref"]);
+    let advice = r#"`git remote rename -- "$(printf 'o\377')" <new-name>`"#;
+    for command in ["push", "fetch"] {
+        let out = ada.speccoder(&["attest", command]).failure(14);
+        for part in ["`branch.main.remote` names the remote o\\xFF", "not UTF-8", advice] {
+            assert!(out.stderr.contains(part), "attest {command} says {part:?}\n{out}");
+        }
+    }
+    ada.git(&["config", "branch.main.pushRemote", "origin"]);
+    ada.speccoder(&["attest", "fetch", "origin"]).success();
+    assert_eq!(team.run_git(&team.remote, &["for-each-ref"]), before, "nothing was sent");
+    ada.speccoder(&["attest", "push"]).success();
+    assert!(team.remote_note(&ada.rev("HEAD")).is_some(), "pushed to origin, as git pushes there");
+    // git's advice renames the remote in the branch's configuration too.
+    let mut rename = common::git_command(&ada.dir, &team.home, &["remote", "rename", "--"]);
+    rename.arg(odd).arg("other");
+    common::run(rename).success();
+    ada.git(&["config", "--unset", "branch.main.pushRemote"]);
+    ada.speccoder(&["attest", "fetch"]).success();
+}
+
 /// `ada` ticks T001 on a new branch `feature-a`, main moves, and she rebases onto it: the tick's
 /// commit before the rebase and after.
 pub(crate) fn tick_rebased_onto_a_moved_main(team: &Team, ada: &Clone<'_>) -> (String, String) {

@@ -271,10 +271,7 @@ fn refuse_unless_evidence_moved(
 /// or to its upstream branch on that remote (`upstream`, which refuses a branch without one).
 /// Without an upstream, `simple` pushes to the same name.
 fn push_destination(repo: &Repo, branch: &str, remote: &str) -> Result<String, SyncError> {
-    let upstream = match repo.branch_upstream(branch)? {
-        Some((upstream_remote, Some(merge))) if upstream_remote == remote => Some(merge),
-        _ => None,
-    };
+    let upstream = repo.upstream_on(branch, remote)?;
     let setting = repo.push_default()?;
     let named = |name: &str| short_branch(name).to_owned();
     match setting {

@@ -517,3 +517,57 @@ fn an_identity_and_a_signing_key_given_to_git_s_command_line_or_environment_make
         common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
     }
 }
+
+/// `GIT_CONFIG_PARAMETERS` as `git -c key=value -c key` hands it on: a key given alone after a
+/// value, which git refuses ("missing value for"), never reads as the value before it. Each
+/// command that reads the key refuses it as git does (exit 13), naming the key, where it is set
+/// and that it needs a value, and writes nothing: no tick signed by the user's own key or made
+/// under the user's identity, no check against the user's allowed-signers file.
+#[test]
+fn a_key_given_alone_after_a_value_on_git_s_command_line_is_refused_as_git_refuses_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let other = common::ed25519(&p.scratch, "other");
+    p.git(&["config", "--global", "gpg.format", "ssh"]);
+    p.git(&["config", "--global", "user.signingKey", s.key.private.to_str().unwrap()]);
+    p.git(&["config", "--global", "gpg.ssh.allowedSignersFile", s.allowed.to_str().unwrap()]);
+    let given_alone = |key: &str, value: &str| format!("'{key}'='{value}' '{key}'");
+    let accept = ["accept", &super::speckit_task("T001"), "--reason", "scaffold"];
+    let before = p.snapshot();
+    let other_key = other.private.to_str().unwrap();
+    for (key, value) in
+        [("user.signingKey", other_key), ("user.name", "Grace"), ("user.email", "g@x"), ("gpg.format", "ssh")]
+    {
+        let params = given_alone(key, value);
+        let mut git =
+            common::git_command(&p.root, &p.home, &["commit", "-q", "--allow-empty", "-S", "-m", "x"]);
+        git.env("GIT_CONFIG_PARAMETERS", &params);
+        let git = common::run(git);
+        let refusal = format!("missing value for '{}'", key.to_lowercase());
+        assert!(!git.status.success() && git.stderr.contains(&refusal), "git refuses {params}\n{git}");
+        let mut ours = common::speccoder_command(&p.root, &p.home, &accept);
+        ours.env("GIT_CONFIG_PARAMETERS", &params);
+        let out = common::run(ours);
+        assert_eq!(out.code(), Some(13), "{params}\n{out}");
+        let named = format!("`{}` is given without a value", key.to_lowercase());
+        for part in [&named, "GIT_CONFIG_PARAMETERS", &refusal] {
+            assert!(out.stderr.contains(part), "{params}: says {part:?}\n{out}");
+        }
+    }
+    assert_eq!(p.snapshot(), before, "a refusal wrote something");
+
+    // The user's own trust file is never read in place of the one given alone.
+    p.speccoder(&accept).success();
+    let key = "gpg.ssh.allowedSignersFile";
+    let params = given_alone(key, s.allowed.to_str().unwrap());
+    let mut git = common::git_command(&p.root, &p.home, &["config", "--type=path", "--get", key]);
+    git.env("GIT_CONFIG_PARAMETERS", &params);
+    let git = common::run(git);
+    assert!(!git.status.success() && git.stderr.contains("missing value for"), "git refuses it\n{git}");
+    let mut verify = common::speccoder_command(&p.root, &p.home, &["attest", "verify", "--branch", "--all"]);
+    verify.env("GIT_CONFIG_PARAMETERS", &params);
+    let out = common::run(verify);
+    assert_eq!(out.code(), Some(13), "{out}");
+    assert!(out.stderr.contains("`gpg.ssh.allowedsignersfile` is given without a value"), "{out}");
+    p.speccoder(&["attest", "verify", "--branch", "--all"]).success();
+}
