@@ -152,8 +152,8 @@ fn pipeline(
 
 /// Refuses a required `driver` (`filter.<driver>.required`) that names no command for
 /// `conversion`: neither its `clean` (into git's form) or `smudge` command nor a `process` one,
-/// an empty one naming none, as git reads them. git then refuses the file ("clean filter
-/// '<driver>' failed"); gix's pipeline would pass it through unconverted.
+/// an empty one naming none, as git reads them. git then refuses the file (`clean filter
+/// '<driver>' failed`); gix's pipeline would pass it through unconverted.
 ///
 /// # Errors
 /// [`GitError::RequiredFilterWithoutCommand`].

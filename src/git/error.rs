@@ -455,8 +455,8 @@ pub enum GitError {
 
     /// A file's `filter` driver is required (`filter.<driver>.required`) and names no command for
     /// a conversion (neither the one of its way, `clean` or `smudge`, nor `process`; an empty one
-    /// names none): git refuses to convert the file (`git add` fails "clean filter '<driver>'
-    /// failed"), where gix would pass it through unconverted.
+    /// names none): git refuses to convert the file (`git add` fails with `clean filter
+    /// '<driver>' failed`), where gix would pass it through unconverted.
     #[error(
         "`{path}` has the attribute `filter={d}`, a required driver (`filter.{d}.required`), but neither `filter.{d}.{command}` nor `filter.{d}.process` names a command, so git refuses to convert it; nothing was written: set `filter.{d}.{command}` (or `.process`) to the driver's command, or stop requiring it (`git config --unset {key}`)",
         d = one_line(.driver),
