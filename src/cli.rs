@@ -212,17 +212,17 @@ pub enum HooksSub {
     /// git runs it with the rewritten commits; it runs `speccoder attest carry --rewritten`, which
     /// re-issues the evidence of each rewritten task commit for its new commit when the change is
     /// the same. It runs this `speccoder` by its full path, else the one on PATH; in a hooks
-    /// directory inside the work tree (shared through the repository) only the one on PATH, so
-    /// that the file names no one's own path. The hook is marked as speccoder's by its second
+    /// directory inside a work tree of the repository (shared through the repository) only the
+    /// one on PATH, so that the file names no one's own path. The hook is marked as speccoder's by its second
     /// line: installing again replaces it (and makes it executable again), and a hook that
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
     /// --rewritten` to it yourself); what is no hook file there (a directory, a FIFO, a link to
-    /// nothing) is named, to be removed. A hooks directory reached through a symbolic link in the
-    /// work tree, which the repository may have committed, is refused, however the path spells
-    /// it (`.git/../.githooks`).
+    /// nothing) is named, to be removed. A hooks directory reached through a symbolic link in a
+    /// work tree of the repository (the main one or any linked one), which the repository may
+    /// have committed, is refused, however the path spells it (`.git/../.githooks`).
     ///
     /// Exit codes: 0 installed, updated, unchanged or a link to speccoder's hook left as it is; 13
-    /// a hooks path reached through a symbolic link in the work tree; 14 a `post-rewrite` hook
+    /// a hooks path reached through a symbolic link in a work tree of the repository; 14 a `post-rewrite` hook
     /// speccoder did not write or something that is no hook file at its path, a hooks path that is
     /// not a directory or cannot be written, an empty `core.hooksPath` or one starting with
     /// `%(prefix)`; 1 internal error.

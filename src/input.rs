@@ -263,6 +263,16 @@ fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
+/// `path` without its `.` components but a leading one and without a trailing `/` (`DIR/`,
+/// `DIR/.` and `DIR/./` are `DIR`), as [`Path::components`] reads it: the entry it names, by a
+/// name of its own. The system follows a symbolic link named with a trailing `/` or `/.`, and
+/// reads a trailing `.` as a directory's entry for itself, which no rename replaces; a look at
+/// the entry itself (`symlink_metadata`) is a look at this path.
+#[must_use]
+pub fn as_named(path: &Path) -> PathBuf {
+    path.components().collect()
+}
+
 /// What a file that is not a regular file is, in a word.
 #[must_use]
 pub fn kind_of(kind: &std::fs::FileType) -> &'static str {

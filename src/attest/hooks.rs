@@ -7,8 +7,8 @@
 //! `core.hooksPath` git reads as a directory only it can tell (empty: `/`; `%(prefix)/`: its own
 //! installation) is refused. It is
 //! marked as speccoder's by its second line; speccoder replaces only a hook with that mark and
-//! never overwrites a hook somebody else wrote, nor writes through a symbolic link in the work
-//! tree on the way to the hooks directory.
+//! never overwrites a hook somebody else wrote, nor writes through a symbolic link in a work tree
+//! of the repository (the main one or any linked one) on the way to the hooks directory.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, one_line, one_line_path, shell_bytes_word, shell_quoted, shown};
+use crate::model::shown::{in_line, one_line, one_line_path, shell_script_bytes_word, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -99,8 +99,8 @@ pub enum HookError {
         /// Why.
         reason: String,
     },
-    /// The hooks directory is reached through a symbolic link in the work tree, which the
-    /// repository may have committed: the hook is never written through it.
+    /// The hooks directory is reached through a symbolic link in a work tree of the repository,
+    /// which the repository may have committed: the hook is never written through it.
     #[error(transparent)]
     Linked(#[from] OutputError),
     /// The repository failed.
@@ -160,10 +160,9 @@ pub fn hook_text(program: Option<&Path>) -> String {
     let find = match program {
         Some(program) => {
             // The path exactly, whatever bytes it holds: a text with U+FFFD in place of a byte
-            // that is not UTF-8 would run another program, or none.
-            let quoted = program
-                .to_str()
-                .map_or_else(|| shell_bytes_word(program.as_os_str().as_encoded_bytes()), shell_quoted);
+            // that is not UTF-8, or without the newline a name may end in, would run another
+            // program, or none.
+            let quoted = shell_script_bytes_word(program.as_os_str().as_encoded_bytes());
             format!(
                 "speccoder={quoted}\n\
                  [ -x \"$speccoder\" ] || speccoder=$(command -v speccoder) || {{\n\
@@ -215,7 +214,7 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         }
         Err(e) => return Err(dir_error(e.to_string())),
     }
-    let program = program.filter(|_| !shared_through_the_repository(repo, &dir));
+    let program = if shared_through_the_repository(repo, &dir)? { None } else { program };
     let path = dir.join(HOOK);
     let text = hook_text(program);
     let existing = match input::read_regular(&path, 1024 * 1024) {
@@ -281,15 +280,18 @@ fn links_to_ours(path: &Path) -> bool {
     input::read_regular_through_links(path, 1024 * 1024).is_ok_and(|bytes| ours(&bytes))
 }
 
-/// Refuses the hooks directory `dir` when a symbolic link in the work tree is on the way to it
-/// ([`crate::output_file::link_below`]), however `dir` spells it (`.git/../.githooks`), as every
-/// file speccoder writes is refused: a repository may commit `.githooks` as a link that leads the
-/// hook anywhere. The git directory is the user's own (a work tree holds none of it), and a link
-/// there is followed.
-fn refuse_link_in_work_tree(repo: &Repo, dir: &Path) -> Result<(), OutputError> {
+/// Refuses the hooks directory `dir` when a symbolic link in a work tree of the repository (the
+/// main one or any linked one, whichever this one is: `core.hooksPath` is shared by all) is on
+/// the way to it ([`crate::output_file::link_below`]), however `dir` spells it
+/// (`.git/../.githooks`), as every file speccoder writes is refused: a repository may commit
+/// `.githooks` as a link that leads the hook anywhere. The git directory is the user's own (a
+/// work tree holds none of it), and a link there is followed.
+fn refuse_link_in_work_tree(repo: &Repo, dir: &Path) -> Result<(), HookError> {
     let own = [repo.git_dir(), repo.common_dir()];
-    match repo.workdir().and_then(|work_tree| crate::output_file::link_below(work_tree, dir, &own)) {
-        Some(link) => Err(OutputError { path: dir.join(HOOK), problem: Problem::LinkOnTheWay(link) }),
+    let link =
+        repo.work_trees()?.iter().find_map(|work_tree| crate::output_file::link_below(work_tree, dir, &own));
+    match link {
+        Some(link) => Err(OutputError { path: dir.join(HOOK), problem: Problem::LinkOnTheWay(link) }.into()),
         None => Ok(()),
     }
 }
@@ -312,15 +314,11 @@ fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 
-/// Whether the hooks directory `dir` is in the work tree (outside the git directory), where the
-/// repository may share it: then the hook names no one's own path (each person's install would
-/// change it), only the speccoder on PATH. Where each is, is told by its real path (`..`, links).
-fn shared_through_the_repository(repo: &Repo, dir: &Path) -> bool {
-    let real = |p: &Path| std::fs::canonicalize(p).ok();
-    let Some((work_tree, dir)) = repo.workdir().and_then(real).zip(real(dir)) else { return false };
-    let in_git_dir =
-        [repo.git_dir(), repo.common_dir()].into_iter().filter_map(real).any(|g| dir.starts_with(g));
-    dir.starts_with(work_tree) && !in_git_dir
+/// Whether the hooks directory `dir` is in a work tree of the repository (the main one or any
+/// linked one, [`Repo::work_tree_holding`]), where the repository may share it: then the hook
+/// names no one's own path (each person's install would change it), only the speccoder on PATH.
+fn shared_through_the_repository(repo: &Repo, dir: &Path) -> Result<bool, GitError> {
+    Ok(repo.work_tree_holding(dir)?.is_some())
 }
 
 #[cfg(unix)]
@@ -358,28 +356,41 @@ mod tests {
         assert!(text.ends_with("exec \"$speccoder\" attest carry --rewritten\n"));
     }
 
+    /// The hook runs its program at a path that is not UTF-8, whose name may end in a newline,
+    /// exactly: never the program named without that newline, which a command substitution
+    /// would leave.
     #[cfg(unix)]
     #[test]
     fn the_hook_runs_its_program_at_a_path_that_is_not_utf8_exactly() {
         use std::os::unix::ffi::OsStrExt as _;
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
-        let ran = dir.path().join("ran");
         let bin = dir.path().join(std::ffi::OsStr::from_bytes(b"bin-\xff\xfe"));
         std::fs::create_dir(&bin).unwrap();
-        let program = bin.join("speccoder");
-        std::fs::write(&program, format!("#!/bin/sh\necho \"$@\" > '{}'\n", ran.display())).unwrap();
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let hook = dir.path().join(HOOK);
-        std::fs::write(&hook, hook_text(Some(&program))).unwrap();
-        let out = std::process::Command::new("sh")
-            .arg(&hook)
-            .env("PATH", "/usr/bin:/bin")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(std::fs::read_to_string(&ran).unwrap(), "attest carry --rewritten\n");
+        let script = |name: &[u8], says: &Path| {
+            let program = bin.join(std::ffi::OsStr::from_bytes(name));
+            std::fs::write(&program, format!("#!/bin/sh\necho \"$@\" > '{}'\n", says.display())).unwrap();
+            std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+            program
+        };
+        let (ran, other) = (dir.path().join("ran"), dir.path().join("other-ran"));
+        for name in [&b"speccoder"[..], b"speccoder\n", b"speccoder\n\n"] {
+            let program = script(name, &ran);
+            if name != b"speccoder" {
+                script(b"speccoder", &other);
+            }
+            let hook = dir.path().join(HOOK);
+            std::fs::write(&hook, hook_text(Some(&program))).unwrap();
+            let out = std::process::Command::new("sh")
+                .arg(&hook)
+                .env("PATH", "/usr/bin:/bin")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(std::fs::read_to_string(&ran).unwrap(), "attest carry --rewritten\n");
+            assert!(!other.exists(), "{}: another program ran", String::from_utf8_lossy(name));
+        }
     }
 
     #[cfg(unix)]

@@ -45,6 +45,7 @@ mod shallow;
 pub mod trailers;
 mod tree;
 mod unicode;
+mod work_trees;
 mod worktree;
 
 #[cfg(test)]
@@ -73,4 +74,5 @@ pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, Repo, RepoHandle};
 pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs, TreeShapeProblem};
+pub use work_trees::resolve_path;
 pub use worktree::AsRead;

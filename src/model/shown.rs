@@ -378,6 +378,28 @@ pub fn shell_word(text: &str) -> String {
 /// line it is quoted on and shows every character it holds.
 fn ansi_c_quoted(text: &str) -> String {
     let mut out = String::from("$'");
+    push_ansi_c(&mut out, text);
+    out.push('\'');
+    out
+}
+
+/// `bytes`, which are not all UTF-8, as a `$'...'` word ([`ansi_c_quoted`]): their text escaped
+/// as there, each byte that is no part of UTF-8 as `\xNN` (always two digits, so a digit after it
+/// is no part of it).
+fn ansi_c_quoted_bytes(bytes: &[u8]) -> String {
+    let mut out = String::from("$'");
+    for chunk in bytes.utf8_chunks() {
+        push_ansi_c(&mut out, chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `text` inside a `$'...'` word, escaped as [`ansi_c_quoted`] says.
+fn push_ansi_c(out: &mut String, text: &str) {
     for (c, escaped) in marked(text.chars(), breaks_its_line) {
         match c {
             '\\' | '\'' => {
@@ -391,8 +413,6 @@ fn ansi_c_quoted(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out.push('\'');
-    out
 }
 
 /// A JSON pointer into a document speccoder writes (`/predicate/task/title`, `/files/0/path`) as a
@@ -432,17 +452,46 @@ pub fn bytes_shown(bytes: &[u8]) -> String {
     out
 }
 
-/// `bytes` (a name git or the file system keeps, which need not be UTF-8) as one word for a POSIX
-/// shell that yields them exactly, for advice a person copies and for a script: a UTF-8 name as
-/// [`shell_word`] quotes it, any other as `"$(printf '...')"`, each byte that is not printable
-/// ASCII written in octal (`\377`), which every POSIX shell's `printf` reads back (`$'\xff'` is
-/// not POSIX before 2024: dash reads it as text). Command substitution drops trailing newlines, so
-/// a name that is not UTF-8 and ends in one is not given back whole; no reference name holds one.
+/// `bytes` (a name git or the file system keeps, which need not be UTF-8) as one word, on one
+/// line, for advice a person copies, which yields them exactly: a UTF-8 name as [`shell_word`]
+/// quotes it, any other as `"$(printf '...')"` ([`printf_word`]), which every POSIX shell reads
+/// back (`$'\xff'` is not POSIX before 2024: dash reads it as text). A command substitution drops
+/// the trailing newlines of what it yields, so a name that is not UTF-8 and ends in one is a
+/// `$'...'` word instead, each of its bytes that is no part of UTF-8 written `\xNN`, as
+/// [`shell_word`] writes any text with a line break: on one line, and exact in bash, zsh, ksh and
+/// POSIX.1-2024's sh. A script run by any `/bin/sh` takes [`shell_script_bytes_word`].
 #[must_use]
 pub fn shell_bytes_word(bytes: &[u8]) -> String {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return shell_word(text);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => shell_word(text),
+        Err(_) if bytes.ends_with(b"\n") => ansi_c_quoted_bytes(bytes),
+        Err(_) => printf_word(bytes),
     }
+}
+
+/// `bytes` as one word for a script any POSIX shell runs (dash included), which yields them
+/// exactly: a UTF-8 name as [`shell_quoted`] quotes it, any other as [`printf_word`] writes it,
+/// its trailing newlines (which the command substitution would drop) after it in single quotes,
+/// as they are. Such a word spans lines: a script's, not a message's.
+#[must_use]
+pub fn shell_script_bytes_word(bytes: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return shell_quoted(text);
+    }
+    let kept = bytes.len() - bytes.iter().rev().take_while(|&&b| b == b'\n').count();
+    let mut word = printf_word(&bytes[..kept]);
+    if kept < bytes.len() {
+        word.push('\'');
+        word.push_str(&"\n".repeat(bytes.len() - kept));
+        word.push('\'');
+    }
+    word
+}
+
+/// `bytes` as `"$(printf '...')"`, each byte that is not printable ASCII written in octal
+/// (`\377`), which every POSIX shell's `printf` reads back; trailing newlines are lost to the
+/// command substitution, which the callers keep.
+fn printf_word(bytes: &[u8]) -> String {
     let mut format = String::with_capacity(bytes.len() * 2);
     for (at, &byte) in bytes.iter().enumerate() {
         match byte {
@@ -513,6 +562,34 @@ mod tests {
             let script = format!("printf %s {}", shell_bytes_word(bytes));
             let out = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
             assert_eq!(out.stdout, bytes, "{script}");
+        }
+    }
+
+    /// A command substitution drops the newlines its output ends in: a name that is not UTF-8 and
+    /// ends in one is given back whole all the same, on one line to a person (bash), and to a
+    /// script any `sh` runs (dash), as a word that spans lines.
+    #[test]
+    fn a_name_that_is_not_utf8_and_ends_in_a_newline_is_given_back_whole_to_a_person_and_to_a_script() {
+        assert_eq!(shell_bytes_word(b"a\xff\n"), "$'a\\xff\\x0a'");
+        assert_eq!(shell_script_bytes_word(b"a\xff\n"), "\"$(printf 'a\\377')\"'\n'");
+        assert_eq!(shell_script_bytes_word(b"it's\n"), "'it'\\''s\n'");
+        assert_eq!(shell_script_bytes_word(b"br\xff"), shell_bytes_word(b"br\xff"));
+        let names = [
+            &b"/tmp/r1-\xff/speccoder\n"[..],
+            b"br\xff\n\n",
+            b"\xffab\n1\n",
+            b"-n it's 100%\\\xc3\n",
+            b"it's\n",
+        ];
+        for bytes in names {
+            let advice = shell_bytes_word(bytes);
+            assert!(!advice.contains('\n'), "{advice}");
+            let said =
+                std::process::Command::new("bash").args(["-c", &format!("printf %s {advice}")]).output();
+            assert_eq!(said.unwrap().stdout, bytes, "{advice}");
+            let word = shell_script_bytes_word(bytes);
+            let ran = std::process::Command::new("sh").args(["-c", &format!("printf %s {word}")]).output();
+            assert_eq!(ran.unwrap().stdout, bytes, "{word}");
         }
     }
 

@@ -12,6 +12,7 @@ mod replaced;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::input::as_named;
 use crate::model::shown::one_line;
 use partial::Partial;
 use replaced::Replaced;
@@ -491,13 +492,6 @@ fn plain_name(name: &str) -> Result<(), Problem> {
     } else {
         Err(Problem::Io("not a plain file name".to_owned(), std::io::ErrorKind::InvalidInput))
     }
-}
-
-/// `path` without its `.` components but a leading one (`DIR/.` and `DIR/./` are `DIR`), as
-/// [`Path::components`] reads it: the directory it names, by a name of its own. The system reads
-/// a trailing `.` as that directory's entry for itself, which no rename replaces.
-fn as_named(path: &Path) -> PathBuf {
-    path.components().collect()
 }
 
 /// Refuses `path` when it lies inside one of `git_dirs` (a repository's git directory, and the

@@ -405,8 +405,12 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
         link_to_dir.to_str().unwrap(),
         in_tree.to_str().unwrap(),
     );
-    let cases: [(&[&str], i32, &str); 8] = [
+    // Named with a trailing `/` or `/.`, with which the system follows it, the link is the same.
+    let (link_slash, link_dot) = (format!("{link_to_dir}/"), format!("{link_to_dir}/."));
+    let cases: [(&[&str], i32, &str); 10] = [
         (&["held-out", "store", "001-bookmark-tags/T005", link_to_dir], 13, "it is a symbolic link"),
+        (&["held-out", "store", "001-bookmark-tags/T005", &link_slash], 13, "it is a symbolic link"),
+        (&["held-out", "store", "001-bookmark-tags/T005", &link_dot], 13, "it is a symbolic link"),
         (&["held-out", "store", "999-nothing/T001", good], 2, "unit `999-nothing` not found"),
         (&["held-out", "store", "001-bookmark-tags/T099", good], 2, "task `T099` not found"),
         (&["held-out", "store", "001-bookmark-tags/T005", empty], 13, "holds no files"),

@@ -853,6 +853,37 @@ fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     team.fsck(&[&bob]);
 }
 
+/// The hook runs the very program that installed it, whatever bytes its path holds: here in a
+/// directory whose name is not UTF-8, under a file name that ends in a newline. It never runs the
+/// program named without that newline (which a command substitution would leave), here a decoy.
+#[cfg(unix)]
+#[test]
+fn the_hook_runs_the_program_that_installed_it_at_a_path_not_utf8_whose_name_ends_in_a_newline() {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bin = team.tmp.path().join(OsStr::from_bytes(b"bin-\xff"));
+    std::fs::create_dir(&bin).unwrap();
+    let program = bin.join(OsStr::from_bytes(b"speccoder\n"));
+    if std::fs::hard_link(common::speccoder_bin(), &program).is_err() {
+        std::fs::copy(common::speccoder_bin(), &program).unwrap();
+    }
+    let (decoy, decoy_ran) = (bin.join("speccoder"), team.tmp.path().join("decoy-ran"));
+    std::fs::write(&decoy, format!("#!/bin/sh\ntouch '{}'\n", decoy_ran.display())).unwrap();
+    std::fs::set_permissions(&decoy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::run(common::binary_command(&program, &ada.dir, &team.home, &["hooks", "install"])).success();
+
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let attested = ada.attest("T001", &[]);
+    let message = ada.git(&["log", "-1", "--format=%B"]);
+    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded: {message}")]);
+    assert!(amend.status.success(), "{amend}");
+    assert!(!decoy_ran.exists(), "the hook ran {}: {amend}", decoy.display());
+    assert_ne!(ada.rev("HEAD"), attested);
+    ada.assert_evidenced(1);
+}
+
 /// `git rebase --exec 'git commit --amend'` (re-signing every commit): git's list for the
 /// rebase names the commits before each amend, which the branch no longer holds; the hook carries
 /// each task's evidence to the commit the branch holds, never to a commit it does not.
@@ -930,6 +961,36 @@ fn hooks_install_never_writes_through_a_hooks_directory_link_the_repository_comm
     let refused = p.speccoder(&["hooks", "install"]).failure(13);
     assert!(refused.stderr.contains(".githooks on the way to it is a symbolic link"), "{refused}");
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
+}
+
+/// Every work tree of a repository shares its `core.hooksPath`: run in a linked work tree,
+/// `hooks install` looks at the main one as well. A hooks directory there reached through a
+/// committed link is refused (exit 13) and nothing is written where the link leads; a plain one
+/// there gets a hook naming no one's own path, as from the main work tree.
+#[cfg(unix)]
+#[test]
+fn hooks_install_in_a_linked_work_tree_looks_at_the_main_work_tree_too() {
+    let p = common::Project::speckit();
+    let victim = p.scratch_dir("victim");
+    std::os::unix::fs::symlink(&victim, p.root.join(".githooks")).unwrap();
+    p.git(&["add", ".githooks"]);
+    p.git(&["commit", "-q", "-m", "shared hooks (a link)"]);
+    let linked = p.tmp().join("linked");
+    p.git(&["worktree", "add", "-q", "-b", "linked", linked.to_str().unwrap()]);
+    let hooks = p.root.join(".githooks");
+    p.git(&["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    let refused = p.speccoder_in(&linked, &["hooks", "install"]).failure(13);
+    assert!(refused.stderr.contains(".githooks on the way to it is a symbolic link"), "{refused}");
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
+
+    p.git(&["rm", "-q", ".githooks"]);
+    p.git(&["commit", "-q", "-m", "no hooks link"]);
+    std::fs::create_dir(&hooks).unwrap();
+    let installed = p.speccoder_in(&linked, &["hooks", "install", "--json"]).success();
+    let installed: Value = serde_json::from_str(&installed.stdout).unwrap();
+    assert!(installed["program"].as_str().unwrap().contains("on PATH"), "{installed}");
+    let hook = std::fs::read_to_string(hooks.join("post-rewrite")).unwrap();
+    assert!(hook.contains("speccoder=$(command -v speccoder) ||"), "{hook}");
 }
 
 /// The committed hooks link is refused however `core.hooksPath` spells the way to it: through the

@@ -3,11 +3,11 @@
 //! read back and checked against its manifest and its key.
 
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::error::HeldOutError;
 use crate::attest::bounded::{open_bounded, read_bounded};
-use crate::git::{Head, ObjectId, Repo};
+use crate::git::{Head, ObjectId, Repo, resolve_path};
 use crate::input::SizedFile;
 use crate::model::clean::{self, LeakAt};
 use crate::model::digest::Sha256Reader;
@@ -80,10 +80,10 @@ pub(super) enum StoreUse {
 /// The store's root: `given` (refused when it is not a directory or, for `use_`, cannot become
 /// one) or the default, which needs to exist only once something was stored. Either is refused
 /// inside any work tree of the repository, the main one and every linked one, where an
-/// implementer working there would see the tests ([`holding_work_tree`]).
+/// implementer working there would see the tests ([`Repo::work_tree_holding`]).
 pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
-    let store = resolve(given.unwrap_or(&default_store(repo)));
-    if let Some(workdir) = holding_work_tree(repo, &store)? {
+    let store = resolve_path(given.unwrap_or(&default_store(repo)));
+    if let Some(workdir) = repo.work_tree_holding(&store)? {
         return Err(match given {
             Some(_) => HeldOutError::StoreInWorkTree { store, workdir },
             None => HeldOutError::DefaultStoreInWorkTree { store, workdir },
@@ -94,26 +94,6 @@ pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> R
             .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;
     }
     Ok(store)
-}
-
-/// The innermost work tree of the repository that holds `store` (resolved), if any (a linked one
-/// may lie inside another). A work tree's own `.git` directory is no part of what its user sees,
-/// so a store below it is not held; a git directory inside the work tree under another name
-/// (`git init --separate-git-dir=<work tree>/meta`) is, as `git status` lists it there.
-fn holding_work_tree(repo: &Repo, store: &Path) -> Result<Option<PathBuf>, HeldOutError> {
-    let git_dirs = [resolve(repo.common_dir()), resolve(repo.git_dir())];
-    let below_dot_git = |workdir: &Path| {
-        git_dirs.iter().any(|d| {
-            let first = d.strip_prefix(workdir).ok().and_then(|rest| rest.components().next());
-            first == Some(Component::Normal(".git".as_ref())) && store.starts_with(d)
-        })
-    };
-    Ok(repo
-        .work_trees()?
-        .iter()
-        .map(|workdir| resolve(workdir))
-        .filter(|workdir| store.starts_with(workdir) && !below_dot_git(workdir))
-        .max_by_key(|workdir| workdir.components().count()))
 }
 
 /// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
@@ -187,35 +167,6 @@ pub enum StoreProblem {
     /// It cannot be created: the nearest part of it that exists is not a directory.
     #[error("cannot be created: {} is not a directory", one_line_path(.0))]
     AboveNotADirectory(PathBuf),
-}
-
-/// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.
-pub(super) fn resolve(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    let mut lexical = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            Component::CurDir => {}
-            other => lexical.push(other),
-        }
-    }
-    let mut existing = lexical.clone();
-    let mut rest = Vec::new();
-    while fs::symlink_metadata(&existing).is_err() {
-        match (existing.file_name().map(ToOwned::to_owned), existing.parent().map(Path::to_owned)) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent;
-            }
-            _ => return lexical,
-        }
-    }
-    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
-    out.extend(rest.iter().rev());
-    out
 }
 
 /// The first leak in a manifest's strings (its task, its run, its paths), by the clean check every
@@ -377,16 +328,4 @@ pub(super) fn stream_checked<T, E>(
     };
     file.compare(&reader.hex()).map_err(|d| Tampered(d.to_string()))?;
     Ok(Ok(out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_relative_path_resolves_dots_and_keeps_what_does_not_exist_yet() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = fs::canonicalize(dir.path()).unwrap();
-        assert_eq!(resolve(&dir.path().join("a/../b/./c")), real.join("b/c"));
-    }
 }

@@ -127,8 +127,9 @@ fn checked_manifest(
 /// refused. Nothing is read yet.
 fn list_source(req: &StoreRequest) -> Result<Vec<String>, HeldOutError> {
     let refuse = |message: String| source_error(req, message);
-    // DIR itself is not followed either: a link there could point the copy anywhere.
-    match fs::symlink_metadata(&req.dir) {
+    // DIR itself is not followed either: a link there could point the copy anywhere. It is
+    // looked at as named without a trailing `/` or `/.`, with which the system follows a link.
+    match fs::symlink_metadata(crate::input::as_named(&req.dir)) {
         Ok(m) if m.is_dir() => {}
         Ok(m) if m.is_symlink() => {
             return Err(refuse("it is a symbolic link; name the directory it points to".into()));
