@@ -54,7 +54,8 @@ pub enum ApproveError {
     Trust(#[from] TrustError),
     /// The approver trusts no signer, so nothing can be checked before approval.
     #[error(
-        "approve signs a tick only after its note's signatures verify against your own trust, and you trust no signer: nothing was approved. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder attest approve` again"
+        "approve signs a tick only after its note's signatures verify against your own trust, and you trust no signer: nothing was approved. {} then run `speccoder attest approve` again",
+        crate::check::trust::CONFIGURE_TRUST
     )]
     NoTrust,
     /// The signer cannot be resolved.

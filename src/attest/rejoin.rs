@@ -48,7 +48,8 @@ pub enum RejoinError {
     Trust(#[from] TrustError),
     /// The user trusts no signer, so no copy can be told from another.
     #[error(
-        "rejoin keeps, of the copies of each statement, the one that holds under your trust, and you trust no signer: nothing was written. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder attest rejoin` again"
+        "rejoin keeps, of the copies of each statement, the one that holds under your trust, and you trust no signer: nothing was written. {} then run `speccoder attest rejoin` again",
+        crate::check::trust::CONFIGURE_TRUST
     )]
     NoTrust,
     /// The commit has no note.

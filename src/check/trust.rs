@@ -693,6 +693,12 @@ impl SignatureTime {
     }
 }
 
+/// What to do when a command that checks signatures finds no signer trusted: the trust files
+/// `attest verify` reads, as the commands that take all of them (`attest approve`, `attest
+/// rejoin`, `held-out publish`) are given them. Each such command's message ends with it and
+/// `then run speccoder <command> again`.
+pub const CONFIGURE_TRUST: &str = "Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence);";
+
 /// The caller's trust as the command line gives it (the trust flags of `attest verify`, `attest
 /// approve` and `attest policy`): files and identities, never anything the checked tree holds.
 #[derive(Debug, Clone, Default)]

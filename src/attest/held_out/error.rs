@@ -178,7 +178,8 @@ pub enum HeldOutError {
     Trust(#[from] crate::check::trust::TrustError),
     /// A closed task names a set, and the publisher trusts no signer to check its tick with.
     #[error(
-        "held-out publish releases a set only for a tick whose note verifies against your own trust, and you trust no signer: nothing was published. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder held-out publish` again"
+        "held-out publish releases a set only for a tick whose note verifies against your own trust, and you trust no signer: nothing was published. {} then run `speccoder held-out publish` again",
+        crate::check::trust::CONFIGURE_TRUST
     )]
     NoTrust,
     /// The store cannot be written.
