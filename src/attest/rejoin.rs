@@ -22,7 +22,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NoteTooLarge};
 use crate::model::dsse::Envelope;
-use crate::model::shown::in_line;
+use crate::model::shown::{in_line, one_line};
 
 /// What `attest rejoin` was asked to do.
 #[derive(Debug, Clone)]
@@ -180,10 +180,10 @@ impl std::fmt::Display for RejoinReport {
             writeln!(f, "  dropped: lines {dropped} (about another commit)")?;
         }
         for l in &self.left_out {
-            writeln!(f, "  left out: a signature of line {}: {}", l.line, l.reason)?;
+            writeln!(f, "  left out: a signature of line {}: {}", l.line, one_line(&l.reason))?;
         }
         for why in &self.unheld {
-            writeln!(f, "  warning: the note does not hold under your trust yet: {why}")?;
+            writeln!(f, "  warning: the note does not hold under your trust yet: {}", one_line(why))?;
         }
         writeln!(
             f,

@@ -685,7 +685,7 @@ fn a_decision_whose_note_would_be_too_large_names_the_task_s_title_in_tasks_md_a
 
 /// T002's title made so long that the note of its acceptance (signed with the project's key when
 /// `signed`) comes to `room` bytes below the longest line a reader takes, give or take a few;
-/// returns the decision commit, HEAD. Measured once with a short title, then made with the title
+/// returns the decision commit, HEAD. Sized once with a short title, then made with the title
 /// that fills the room (a title's character takes 4/3 bytes of the line, as base64), so it holds
 /// whatever the statement's other fields take.
 fn a_decision_near_the_line_cap(p: &Project, signed: bool, room: usize) -> String {
