@@ -247,8 +247,9 @@ pub enum SigstoreSub {
     /// signed metadata and their expiry, fetches the target trusted_root.json, checks it against
     /// its signed length and hashes, parses it, and writes it as parsed over
     /// $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json ($HOME/.cache/... without
-    /// XDG_CACHE_HOME; a relative value of either is ignored) by an atomic rename. Prints the path and the file's
-    /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
+    /// XDG_CACHE_HOME; a relative value of either is ignored) by an atomic rename, readable and
+    /// writable by you alone, in directories that are yours alone (made so when they are yours;
+    /// another user's is refused before fetching). Prints the path and the file's sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
     /// Run in a repository whose tree at HEAD provides the cache (a file there, a submodule at or
@@ -1089,8 +1090,10 @@ pub struct TrustFileArgs {
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
     /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
-    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
-    /// keyless line is checked (offline, an older cached copy is used with a warning). Read only
+    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ (used only while the
+    /// cache and its directories are yours alone: owned by you, writable by no one else) and
+    /// fetched only when a keyless line is checked (offline, an older cached copy is used with a
+    /// warning). Read only
     /// with the identity it is to check (--certificate-identity and --certificate-oidc-issuer).
     #[arg(long, value_name = "FILE", requires = "certificate_identity")]
     pub sigstore_trusted_root: Option<PathBuf>,
