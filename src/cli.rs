@@ -648,7 +648,10 @@ pub enum AttestSub {
     /// notes reference's compare-and-swap, every payload and every other signature kept byte for
     /// byte, so a concurrent writer never loses a signature; `attest push` and `attest fetch`
     /// carry it. A verifier policy's `approvals` counts it; the signer of the tick never counts as
-    /// its own approver, and one principal counts once.
+    /// its own approver (nor a key that may be theirs: another key of their principal, one the
+    /// trust lists under a pattern such as ada@* that matches it), and one principal counts once.
+    /// When, under your trust, the signature counts as no approval, it is written and a warning
+    /// says why.
     ///
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
