@@ -24,7 +24,7 @@ use crate::check::trust::{SignatureTime, SignatureTrust, TrustError, TrustFiles}
 use crate::exit::{Class, ExitClass};
 use crate::git::{Commit, GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
-use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
+use crate::model::dsse::{self, Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
 use crate::model::shown::in_line;
 use crate::sign::SignError;
 
@@ -367,9 +367,9 @@ fn not_counted(
 }
 
 /// `note` with `approval` appended to the signatures of its covering line, read as `covering`
-/// (every other line, and that line's payload and earlier signatures, as they were), within the
-/// caps a reader takes, as every writer of a note that holds its statements already checks it
-/// ([`provenance::rewritten_note`]).
+/// (every other line, and every other byte of that line, as they were: [`dsse::add_to_line`]),
+/// within the caps a reader takes, as every writer of a note that holds its statements already
+/// checks it ([`provenance::rewritten_note`]).
 ///
 /// # Errors
 /// The line cannot be read back, or the note would be too large ([`ApproveError::NoteTooLarge`],
@@ -384,8 +384,8 @@ fn with_approval(
     let mut lines: Vec<Vec<u8>> = bundle::split(note).into_iter().map(<[u8]>::to_vec).collect();
     let raw = lines.get(index).ok_or(ApproveError::Changed(commit))?;
     let mut envelope = Envelope::parse(raw).map_err(ApproveError::NotAnEnvelope)?;
+    lines[index] = dsse::add_to_line(raw, &[approval.json()], None).map_err(ApproveError::NotAnEnvelope)?;
     envelope.signatures.push(approval.clone());
-    lines[index] = envelope.to_line();
     // Every line was read (`covering`), so each other one reads as an envelope again.
     let envelopes = lines
         .iter()

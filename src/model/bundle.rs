@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::value::RawValue;
 
 use crate::model::digest::sha256_hex;
-use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature};
+use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature, add_to_line};
 use crate::model::shown::Quoted;
 
 /// The notes reference that holds every bundle.
@@ -230,25 +230,32 @@ pub trait SignatureCheck {
 /// signature present in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
 /// in one clone replaces its unsigned copy in the other, and nothing their copy adds can make a
 /// line of ours read or verify differently. The result keeps our order of lines; a line that
-/// gains nothing keeps its bytes, and identical copies come back unchanged.
+/// gains nothing keeps its bytes, one that gains keeps every byte but the signature objects
+/// inserted, each as their copy writes it ([`add_to_line`]), and identical copies come back
+/// unchanged.
 ///
 /// # Errors
 /// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, the
 /// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added,
 /// or the result would be larger than a reader takes. Nothing is guessed.
-pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<Vec<u8>, MergeConflict> {
+pub fn merge<'a>(
+    ours: &'a [u8],
+    theirs: &'a [u8],
+    check: &impl SignatureCheck,
+) -> Result<Vec<u8>, MergeConflict> {
     if ours == theirs {
         return Ok(ours.to_vec());
     }
-    let read = |side: &'static str, bundle: &'_ [u8]| -> Result<Vec<(Vec<u8>, Envelope)>, MergeConflict> {
+    let read = |side: &'static str, bundle: &'a [u8]| -> Result<Vec<LineCopy<'a>>, MergeConflict> {
         split(bundle)
             .into_iter()
             .enumerate()
-            .map(|(i, raw)| match Envelope::parse(raw) {
-                Ok(envelope) => Ok((raw.to_vec(), envelope)),
-                Err(e) => {
-                    Err(MergeConflict::Unreadable { side, line: i + 1, reason: Quoted::from(e.to_string()) })
-                }
+            .map(|(i, raw)| {
+                LineCopy::read(raw).map_err(|e| MergeConflict::Unreadable {
+                    side,
+                    line: i + 1,
+                    reason: Quoted::from(e.to_string()),
+                })
             })
             .collect()
     };
@@ -257,14 +264,14 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     // The statements (payloads) each copy holds and the other does not, as multisets: a statement
     // listed twice in one copy and once in the other is one only there. Copies of one statement
     // that differ in `payloadType`, or any other field, are a field conflict of the join.
-    let mut unmatched: Vec<&Envelope> = theirs.iter().map(|(_, e)| e).collect();
+    let mut unmatched: Vec<&Envelope> = theirs.iter().map(|t| &t.envelope).collect();
     let (mut ours_only, mut ours_repeated) = (Vec::new(), Vec::new());
-    for (_, e) in &ours {
+    for e in ours.iter().map(|o| &o.envelope) {
         match unmatched.iter().position(|t| t.payload == e.payload) {
             Some(at) => {
                 unmatched.swap_remove(at);
             }
-            None if theirs.iter().any(|(_, t)| t.payload == e.payload) => {
+            None if theirs.iter().any(|t| t.envelope.payload == e.payload) => {
                 ours_repeated.push(statement_name(e))
             }
             None => ours_only.push(statement_name(e)),
@@ -272,7 +279,7 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     }
     if !ours_only.is_empty() || !ours_repeated.is_empty() || !unmatched.is_empty() {
         let (repeated, only): (Vec<&Envelope>, Vec<&Envelope>) =
-            unmatched.into_iter().partition(|t| ours.iter().any(|(_, e)| e.payload == t.payload));
+            unmatched.into_iter().partition(|t| ours.iter().any(|o| o.envelope.payload == t.payload));
         return Err(MergeConflict::Statements {
             ours_only,
             theirs_only: only.into_iter().map(statement_name).collect(),
@@ -281,34 +288,40 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
         });
     }
     let mut lines = Vec::with_capacity(ours.len());
-    for (raw, line) in ours {
+    for line in ours {
         // Each of theirs is joined with one of ours, so a statement listed twice stays twice; a
         // copy of the same payload type first, so that only copies no such pairing joins differ.
-        let same =
-            |(_, t): &(Vec<u8>, Envelope)| t.payload_type == line.payload_type && t.payload == line.payload;
+        let ours = &line.envelope;
+        let same = |t: &LineCopy<'_>| {
+            t.envelope.payload_type == ours.payload_type && t.envelope.payload == ours.payload
+        };
         let Some(at) = theirs
             .iter()
             .position(same)
-            .or_else(|| theirs.iter().position(|(_, t)| t.payload == line.payload))
+            .or_else(|| theirs.iter().position(|t| t.envelope.payload == ours.payload))
         else {
-            lines.push(raw);
+            lines.push(line.raw.to_vec());
             continue;
         };
-        let (their_raw, their_line) = theirs.swap_remove(at);
-        lines.push(join_line(raw, line, &their_raw, their_line, check)?);
+        let their_line = theirs.swap_remove(at);
+        lines.push(join_signatures(line, their_line, check, None)?.0);
     }
     Ok(join_within_caps(&lines)?)
 }
 
-/// Our line `raw` (read as `line`) joined with their copy of it (see [`merge`]).
-fn join_line(
-    raw: Vec<u8>,
-    line: Envelope,
-    their_raw: &[u8],
-    theirs: Envelope,
-    check: &impl SignatureCheck,
-) -> Result<Vec<u8>, MergeConflict> {
-    join_signatures(raw, line, their_raw, theirs, check, None).map(|(joined, _)| joined)
+/// One copy of a line: its text, the envelope it reads as, and the text of each of its signature
+/// objects ([`Envelope::parse_with_signature_texts`]).
+struct LineCopy<'a> {
+    raw: &'a [u8],
+    envelope: Envelope,
+    signatures: Vec<&'a str>,
+}
+
+impl<'a> LineCopy<'a> {
+    fn read(raw: &'a [u8]) -> Result<Self, crate::model::dsse::EnvelopeError> {
+        let (envelope, signatures) = Envelope::parse_with_signature_texts(raw)?;
+        Ok(LineCopy { raw, envelope, signatures })
+    }
 }
 
 /// A second copy of a line joined into the first ([`join_copy`]).
@@ -338,54 +351,53 @@ pub fn join_copy(
     theirs: &[u8],
     check: &impl SignatureCheck,
 ) -> Result<CopyJoined, MergeConflict> {
-    let read = |side: &'static str, raw: &[u8]| {
-        Envelope::parse(raw).map_err(|e| MergeConflict::Unreadable {
+    let read = |side: &'static str, raw| {
+        LineCopy::read(raw).map_err(|e| MergeConflict::Unreadable {
             side,
             line: 1,
             reason: Quoted::from(e.to_string()),
         })
     };
     let (line, their_line) = (read("our", ours)?, read("their", theirs)?);
-    if line.payload != their_line.payload {
+    if line.envelope.payload != their_line.envelope.payload {
         return Err(MergeConflict::Statements {
-            ours_only: vec![statement_name(&line)],
-            theirs_only: vec![statement_name(&their_line)],
+            ours_only: vec![statement_name(&line.envelope)],
+            theirs_only: vec![statement_name(&their_line.envelope)],
             ours_repeated: Vec::new(),
             theirs_repeated: Vec::new(),
         });
     }
     let mut left_out = Vec::new();
-    let (line, added) = join_signatures(ours.to_vec(), line, theirs, their_line, check, Some(&mut left_out))?;
+    let (line, added) = join_signatures(line, their_line, check, Some(&mut left_out))?;
     Ok(CopyJoined { line, added, left_out })
 }
 
-/// Our line `raw` (read as `line`) joined with their copy of it, and how many signatures theirs
-/// added. With `left_out`, each signature of theirs that cannot join is left out and said there;
-/// without, it refuses the join ([`merge`]: nothing is guessed).
+/// Our copy of a line joined with theirs, and how many signatures theirs added: our line's text
+/// with each added signature object as their copy writes it ([`add_to_line`]). With `left_out`,
+/// each signature of theirs that cannot join is left out and said there; without, it refuses the
+/// join ([`merge`]: nothing is guessed).
 fn join_signatures(
-    raw: Vec<u8>,
-    mut line: Envelope,
-    their_raw: &[u8],
-    theirs: Envelope,
+    ours: LineCopy<'_>,
+    theirs: LineCopy<'_>,
     check: &impl SignatureCheck,
     mut left_out: Option<&mut Vec<Quoted>>,
 ) -> Result<(Vec<u8>, usize), MergeConflict> {
-    if raw == their_raw {
-        return Ok((raw, 0));
+    if ours.raw == theirs.raw {
+        return Ok((ours.raw.to_vec(), 0));
     }
-    let name = statement_name(&line);
-    let statement = || name.clone();
-    if let Some(field) = differing_field(&raw, their_raw) {
+    let line = &ours.envelope;
+    let statement = || statement_name(line);
+    if let Some(field) = differing_field(ours.raw, theirs.raw) {
         return Err(MergeConflict::Field { statement: statement(), field: Quoted::from(field) });
     }
     let pae = line.pae();
     let mut keys: Vec<String> = line.signatures.iter().filter_map(|s| check.key(s)).collect();
-    let mut added = Vec::new();
-    for sig in theirs.signatures {
-        if line.signatures.contains(&sig) || added.contains(&sig) {
+    let mut added: Vec<(&Signature, &str)> = Vec::new();
+    for (sig, text) in theirs.envelope.signatures.iter().zip(&theirs.signatures) {
+        if line.signatures.contains(sig) || added.iter().any(|(a, _)| *a == sig) {
             continue;
         }
-        let joins = match check.verify(&pae, &sig) {
+        let joins = match check.verify(&pae, sig) {
             Ok(signer) if keys.contains(&signer) => {
                 Err(format!("the line carries a signature by {signer} already"))
             }
@@ -395,7 +407,7 @@ fn join_signatures(
         match (joins, left_out.as_deref_mut()) {
             (Ok(signer), _) => {
                 keys.push(signer);
-                added.push(sig);
+                added.push((sig, text));
             }
             (Err(reason), Some(out)) => out.push(Quoted::from(reason)),
             (Err(reason), None) => {
@@ -421,12 +433,15 @@ fn join_signatures(
         )));
         added.truncate(room);
     }
-    if added.is_empty() {
-        return Ok((raw, 0));
-    }
-    let count = added.len();
-    line.signatures.extend(added);
-    Ok((line.to_line(), count))
+    let texts: Vec<&str> = added.iter().map(|(_, text)| *text).collect();
+    // Never refused in practice: our line reads, each text is a signature object their line
+    // reads, and the count is within the cap.
+    let joined = add_to_line(ours.raw, &texts, None).map_err(|e| MergeConflict::Unreadable {
+        side: "our",
+        line: 1,
+        reason: Quoted::from(e.to_string()),
+    })?;
+    Ok((joined, texts.len()))
 }
 
 /// The first field (by name) in which two envelope lines differ, `signatures` aside, comparing
@@ -537,6 +552,31 @@ mod merge_tests {
         // Not canonical (URL-safe base64, keys out of order): kept as it is.
         let raw = b"{\"signatures\":[],\"payloadType\":\"t\",\"payload\":\"e30\"}\n".to_vec();
         assert_eq!(merge(&raw, &raw).unwrap(), raw);
+    }
+
+    #[test]
+    fn a_join_keeps_every_byte_of_our_line_and_adds_their_signature_as_they_wrote_it() {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let b64 = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        let line = |sigs: &str| {
+            format!(
+                r#"{{"payloadType":"t", "payload":"{}","signatures":[{sigs}],"x":true}}"#,
+                b64(&statement(1))
+            )
+        };
+        let a = format!(r#"{{"sig":"{}","note":1,"keyid":"key-a"}}"#, b64(b"good:a"));
+        let b = format!(r#"{{"keyid":"key-b","cert":"c","sig":"{}"}}"#, b64(b"good:b"));
+        // Their copy of Ada's signature is written otherwise: the same signature, kept once.
+        let a_again = envelope(1, &["a"]).signatures[0].json();
+        let (ours, theirs) = (line(&a), line(&format!("{b},{a_again}")));
+        let joined = line(&format!("{a},{b}")).into_bytes();
+        assert_eq!(
+            merge(format!("{ours}\n").as_bytes(), format!("{theirs}\n").as_bytes()).unwrap(),
+            [joined.clone(), b"\n".to_vec()].concat()
+        );
+        let copy = join_copy(ours.as_bytes(), theirs.as_bytes(), &Check).unwrap();
+        assert_eq!((copy.line, copy.added), (joined, 1));
     }
 
     #[test]
