@@ -180,8 +180,11 @@ pub enum Command {
     /// `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's
     /// own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
-    /// at HEAD, a task of an archived OpenSpec change (or of one `openspec archive` moved in the
-    /// work tree, not committed yet: commit it, or bring the change's directory back), a unit in
+    /// at HEAD, a task of an archived OpenSpec change, for `--undo` too (its skip is part of what
+    /// the closed change recorded: move the change back first; the skip of a unit HEAD has
+    /// nowhere, removed or renamed, is undone), or of one `openspec archive` moved in the work
+    /// tree, not committed yet (but for `--undo`: commit it, or bring the change's directory
+    /// back), a unit in
     /// the work tree but not committed (named, with the `git add` and `git commit` that bring it
     /// in), a skip exists already (under either spelling), the skip ref's name holding the
     /// published speccoder's skip of another task, another reference in the way of the skip ref's

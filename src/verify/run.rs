@@ -346,6 +346,12 @@ pub fn verify_branch_into(
     };
     rows.out.sink.begin(&report_head);
     rows.units(&units, planned, &ids, &lost)?;
+    // The skips of units the head has nowhere: of every such unit, or with a base, of those a
+    // commit since the base removed or renamed.
+    let in_scope = |unit: &str| base.is_none() || setters.changed_in_range().contains(unit);
+    for row in decisions::gone_unit_skip_rows(repo, &checker, &head_tree, in_scope, trust)? {
+        rows.put(row);
+    }
     for stray in &strays {
         rows.put(unread::stray_row(stray));
     }
