@@ -1,8 +1,8 @@
 //! What a clone may lack for the check of a history, said plainly instead of as evidence that
-//! fails: history cut off by a shallow clone, notes never fetched, and a trust file a partial
-//! clone (`--filter=blob:none`) leaves on its promisor remote. What the check of each task commit
-//! needs (its parent, the file contents it reads) is [`crate::check::completeness`], which the
-//! producer shares.
+//! fails: history cut off by a shallow clone, and notes never fetched. What the check of each
+//! task commit needs (its parent, the file contents it reads) is [`crate::check::completeness`],
+//! which the producer shares; a trust or policy file read from a revision is fetched where it is
+//! read (`check::trust::read_rev_file`).
 
 use gix::ObjectId;
 
@@ -11,22 +11,6 @@ use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::one_line;
 use crate::verify::error::VerifyError;
-
-/// In a partial clone, fetches the blob `REV:PATH` names (a trust file read from a revision)
-/// when it is missing.
-///
-/// # Errors
-/// The fetch fails.
-pub fn fetch_revision_file(repo: &Repo, spec: &str) -> Result<(), VerifyError> {
-    if repo.promisor_remote().is_none() {
-        return Ok(());
-    }
-    // An unknown revision is reported where the file is read.
-    if let Ok(blob) = repo.rev_parse(spec) {
-        repo.fetch_missing_objects(&[blob])?;
-    }
-    Ok(())
-}
 
 /// What the check needs of the history, for [`history_reaches`].
 #[derive(Debug, Default)]

@@ -2090,6 +2090,47 @@ fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     team.fsck(&[&ada, &partial]);
 }
 
+/// A partial clone that checked out the pull request's head only (`--no-checkout`, then the
+/// branch) never read the base's trust and policy files when the branch changed both: verify
+/// fetches each from the promisor remote where it reads it (`--allowed-signers-rev`,
+/// `--policy-rev`), and the branch verifies, never told its clone needs repair.
+#[test]
+fn a_blob_less_partial_clone_fetches_the_base_s_trust_and_policy_files_the_branch_changed() {
+    const POLICY: &str = ".github/speccoder-policy.toml";
+    let team = Team::new();
+    let seed = team.tmp.path().join("seed");
+    std::fs::write(seed.join(POLICY), "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n").unwrap();
+    team.run_git(&seed, &["add", "-A"]);
+    team.run_git(&seed, &["commit", "-q", "-m", "The verifier policy"]);
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    for path in [ALLOWED, POLICY] {
+        let text = std::fs::read_to_string(ada.dir.join(path)).unwrap();
+        ada.write(path, &format!("{text}# changed by the branch\n"));
+    }
+    ada.git(&["commit", "-q", "-am", "Touch the trust and the policy"]);
+    ada.attest("T001", &[]);
+    ada.git(&["push", "-q", "origin", "feature-a"]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let partial = team.clone("partial", &["--filter=blob:none", "--no-checkout"]);
+    partial.git(&["checkout", "-q", "feature-a"]);
+    let missing = partial.git(&["rev-list", "--objects", "--missing=print", "refs/remotes/origin/main"]);
+    for path in [ALLOWED, POLICY] {
+        let blob = partial.git(&["rev-parse", &format!("refs/remotes/origin/main:{path}")]);
+        assert!(missing.contains(&format!("?{}", blob.trim())), "{path} is not here yet: {missing}");
+    }
+    partial.speccoder(&["attest", "fetch"]).success();
+    let policy = format!("refs/remotes/origin/main:{POLICY}");
+    let out = partial.verify(&["--policy-rev", &policy, "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(0), "{out}");
+    assert_eq!(report["ticks"][0]["outcome"], "evidenced", "{report:#}");
+    assert!(report["verifier_policy"]["source"].as_str().unwrap().starts_with(&policy), "{report:#}");
+    team.fsck(&[&ada, &partial]);
+}
+
 /// A clone made with `--filter=tree:0` holds the trees of its checked-out commit only: verify
 /// fetches the files it reads, not the trees of every commit of the history, so a missing tree
 /// is said as that filter, with the commands that fetch the trees once and keep them; followed,
