@@ -2037,6 +2037,58 @@ fn a_shallow_boundary_the_checked_history_never_reaches_is_not_blamed_for_a_hand
     team.fsck(&[&ada, &shallow]);
 }
 
+/// A clone of depth 20 of every branch, as GitLab makes one, where the pull request branched off
+/// main below main's shallow boundary: `--branch` with no `--base` finds no merge base with the
+/// default branch, which this clone cannot tell from none at all, and says to fetch the whole
+/// history (14) rather than check every unit and fail a hand tick of a unit the branch never
+/// touched (26). The whole history checks as a complete clone does (0).
+#[test]
+fn a_default_base_whose_merge_base_lies_beyond_the_shallow_boundary_is_told_to_fetch_the_whole_history() {
+    let team = Team::new();
+    let seed = team.tmp.path().join("seed");
+    // A second unit, ticked by hand on main long before the pull request.
+    common::copy_dir(&seed.join("specs").join(SPECKIT_UNIT), &seed.join("specs/002-other"));
+    let tasks = seed.join("specs/002-other/tasks.md");
+    let text = std::fs::read_to_string(&tasks).unwrap();
+    std::fs::write(&tasks, text.replacen("- [ ] T001", "- [x] T001", 1)).unwrap();
+    team.run_git(&seed, &["add", "-A"]);
+    team.run_git(&seed, &["commit", "-q", "-m", "A legacy hand tick in another unit"]);
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.git(&["push", "-q", "origin", "feature-a"]);
+    ada.speccoder(&["attest", "push"]).success();
+    for n in 0..25 {
+        team.run_git(&seed, &["commit", "-q", "--allow-empty", "-m", &format!("main {n}")]);
+    }
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let allowed = ada.allowed_file();
+    let verify = |clone: &Clone<'_>| {
+        clone.speccoder(&["attest", "verify", "--branch", "--allowed-signers", allowed.to_str().unwrap()])
+    };
+
+    let complete = team.clone("complete", &["-b", "feature-a"]);
+    complete.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(verify(&complete).code(), Some(0));
+
+    let shallow = team.clone("shallow", &["--depth", "20", "--no-single-branch", "-b", "feature-a"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    let out = verify(&shallow).failure(14);
+    for says in [
+        "this clone is shallow",
+        "the merge base of the head and the default branch `refs/remotes/origin/HEAD` lies beyond it",
+        "git fetch --unshallow",
+    ] {
+        assert!(out.stderr.contains(says), "should say {says}\n{out}");
+    }
+    assert!(!out.stdout.contains("002-other"), "{out}");
+
+    shallow.git(&["fetch", "-q", "--unshallow", "origin"]);
+    assert_eq!(verify(&shallow).code(), Some(0));
+    team.fsck(&[&ada, &complete, &shallow]);
+}
+
 #[test]
 fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     let team = Team::new();
