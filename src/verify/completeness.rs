@@ -6,11 +6,23 @@
 
 use gix::ObjectId;
 
-use crate::check::completeness::{ShallowCut, parents_here};
+use crate::check::completeness::{ShallowCut, parents_here, remotes_named};
 use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::one_line;
 use crate::verify::error::VerifyError;
+
+/// The `note_missing` message of a task commit whose note is in none of the notes fetched from
+/// `remotes` (nor in ours, where they were merged), `aside` said of those notes: the clone that
+/// attested it pushed the note elsewhere, or not yet, which this clone cannot tell apart.
+#[must_use]
+pub fn note_not_fetched(remotes: &[String], aside: Option<&str>) -> String {
+    let aside = aside.map(|a| format!(" ({a})")).unwrap_or_default();
+    format!(
+        "the task commit has no note in {NOTES_REF}, nor in the notes fetched from {}{aside}: the clone that attested it pushed its note elsewhere (for a pull request from a fork, to the fork), or not yet; push it from that clone (`speccoder attest push <remote>`), or fetch the notes of the remote the commit came from (`speccoder attest fetch <remote>`), or attest the task again",
+        remotes_named(remotes)
+    )
+}
 
 /// What the check needs of the history, for [`history_reaches`].
 #[derive(Debug, Default)]

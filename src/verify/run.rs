@@ -902,9 +902,10 @@ fn without_task_commit(
         );
         return Ok(TickReport::without_commit(target, "commit_unreachable", message));
     }
-    if let Some(commit) = lost.gone_commit_of(&target) {
+    if let Some((commit, gone)) = lost.gone_commit_of(&target) {
         let message = format!(
-            "the evidence for {target} is on {commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since), and no commit on the branch names {target} any more: it can be neither fetched nor carried; attest the task again on the branch"
+            "the evidence for {target} is on {}, and no commit on the branch names {target} any more: it can be neither checked nor carried; attest the task again on the branch",
+            gone.said(commit)
         );
         return Ok(TickReport::without_commit(target, "commit_unreachable", message));
     }

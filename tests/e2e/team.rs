@@ -2089,6 +2089,68 @@ fn a_default_base_whose_merge_base_lies_beyond_the_shallow_boundary_is_told_to_f
     team.fsck(&[&ada, &complete, &shallow]);
 }
 
+/// A pull request from a fork: its task commits' notes were pushed to the fork, not to origin,
+/// whose notes hold evidence for one of its tasks only on a commit origin never had (an earlier
+/// attempt, whose note went out with another branch's `attest push`). CI, having fetched origin's
+/// notes, is told that each task commit's note is not among them, and to push it or fetch the
+/// notes of the remote the commit came from, never that a rewrite left a commit behind and git
+/// removed it; once the fork's notes are fetched, the branch verifies.
+#[test]
+fn a_fork_pull_request_whose_notes_origin_lacks_is_told_to_push_or_fetch_them_not_that_git_removed_a_commit()
+{
+    let team = Team::new();
+    team.run_git(team.tmp.path(), &["init", "-q", "--bare", "fork.git"]);
+    let fork_url = format!("file://{}", team.tmp.path().join("fork.git").display());
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["remote", "add", "fork", &fork_url]);
+    ada.git(&["checkout", "-q", "-b", "try1"]);
+    let try1 = ada.attest("T001", &[]);
+    ada.git(&["checkout", "-q", "-b", "other", "main"]);
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "Another branch"]);
+    ada.git(&["push", "-q", "-u", "origin", "other"]);
+    ada.speccoder(&["attest", "push", "origin"]).success();
+    ada.git(&["checkout", "-q", "-b", "pr", "main"]);
+    ada.attest("T001", &[]);
+    ada.attest("T003", &[]);
+    ada.git(&["push", "-q", "-u", "fork", "pr"]);
+    ada.speccoder(&["attest", "push", "fork"]).success();
+    // What GitHub keeps of a fork's pull request in the base repository.
+    ada.git(&["push", "-q", "origin", "pr:refs/pull/1/head"]);
+
+    let ci = team.clone("ci", &[]);
+    ci.git(&["fetch", "-q", "origin", "+refs/pull/1/head:refs/remotes/pull/1/head"]);
+    ci.git(&["checkout", "-q", "--detach", "refs/remotes/pull/1/head"]);
+    ci.speccoder(&["attest", "fetch", "origin"]).success();
+    let out = ci.verify(&["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let message = |id: &str| {
+        let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task(id));
+        let row = row.unwrap_or_else(|| panic!("{report:#}"));
+        assert_eq!(row["findings"][0]["code"], "note_missing", "{row:#}");
+        row["findings"][0]["message"].as_str().unwrap().to_owned()
+    };
+    for id in ["T001", "T003"] {
+        let said = message(id);
+        for says in [
+            "the task commit has no note in refs/notes/speccoder, nor in the notes fetched from `origin`",
+            "for a pull request from a fork, to the fork",
+            "push it from that clone (`speccoder attest push <remote>`)",
+            "fetch the notes of the remote the commit came from (`speccoder attest fetch <remote>`)",
+        ] {
+            assert!(said.contains(says), "{id} should say {says}: {said}");
+        }
+        assert!(!said.contains("git removed it") && !said.contains("no longer in the repository"), "{said}");
+    }
+    let t001 = message("T001");
+    assert!(t001.contains(&format!("only on {try1}, a commit this clone does not hold")), "{t001}");
+    assert!(!message("T003").contains(&try1), "no evidence elsewhere names T003");
+
+    ci.git(&["remote", "add", "fork", &fork_url]);
+    ci.speccoder(&["attest", "fetch", "fork"]).success();
+    ci.assert_evidenced(2);
+    team.fsck(&[&ada, &ci]);
+}
+
 #[test]
 fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     let team = Team::new();
