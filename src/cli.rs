@@ -793,9 +793,9 @@ pub enum AttestSub {
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, its series of changes
     /// (`series_differs`, `series_too_long`), task or verdict (`not_the_same_task`), task line, requirement text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
     /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
-    /// signed by a signer you trust, or is on a commit no longer in the repository
-    /// (`evidence_gone`: a rewrite left it behind and git removed it since; attest the task
-    /// again), the new commit holds a note of its own, or `--from` and
+    /// signed by a signer you trust, or is on a commit the repository does not hold
+    /// (`evidence_gone`: left behind by a rewrite and removed since, or never fetched here; attest
+    /// the task again), the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
     /// trust file that is unusable, bad signer or key, a `speccoder.toml` at HEAD whose `[attest]`
     /// turns attestation off or is malformed (or whose `[spec]` is), a statement that would leak; 2 unknown

@@ -12,6 +12,13 @@ use crate::model::shown::Quoted;
 /// The notes reference that holds every bundle.
 pub const NOTES_REF: &str = "refs/notes/speccoder";
 
+/// The remote-tracking copy of [`NOTES_REF`] for `remote`, where `attest fetch` keeps the notes
+/// it fetched from it (and `attest push` the notes it pushed) before they are merged into ours.
+#[must_use]
+pub fn tracking_notes_ref(remote: &str) -> String {
+    format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
+}
+
 /// Joins envelope lines into a bundle: each line followed by `\n`, nothing else.
 #[must_use]
 pub fn join<L: AsRef<[u8]>>(lines: &[L]) -> Vec<u8> {
