@@ -2110,6 +2110,9 @@ fn a_fork_pull_request_whose_notes_origin_lacks_is_told_to_push_or_fetch_them_no
     ada.git(&["push", "-q", "-u", "origin", "other"]);
     ada.speccoder(&["attest", "push", "origin"]).success();
     ada.git(&["checkout", "-q", "-b", "pr", "main"]);
+    // A commit of its own first: made in the same second from the same parent, the pull
+    // request's T001 commit would be try1's very commit, whose note origin holds.
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "Start the pull request"]);
     ada.attest("T001", &[]);
     ada.attest("T003", &[]);
     ada.git(&["push", "-q", "-u", "fork", "pr"]);
