@@ -180,8 +180,11 @@ pub enum Command {
     /// `speccoder.toml` (a unit of another format than its `[spec] format` too) or key (git's
     /// own key under `commit.gpgsign` too), a unit or task
     /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
-    /// at HEAD, a task of an archived OpenSpec change (or of one `openspec archive` moved in the
-    /// work tree, not committed yet: commit it, or bring the change's directory back), a unit in
+    /// at HEAD, a task of an archived OpenSpec change, for `--undo` too (its skip is part of what
+    /// the closed change recorded: move the change back first; the skip of a unit HEAD has
+    /// nowhere, removed or renamed, is undone), or of one `openspec archive` moved in the work
+    /// tree, not committed yet (but for `--undo`: commit it, or bring the change's directory
+    /// back), a unit in
     /// the work tree but not committed (named, with the `git add` and `git commit` that bring it
     /// in), a skip exists already (under either spelling), the skip ref's name holding the
     /// published speccoder's skip of another task, another reference in the way of the skip ref's
@@ -247,8 +250,9 @@ pub enum SigstoreSub {
     /// signed metadata and their expiry, fetches the target trusted_root.json, checks it against
     /// its signed length and hashes, parses it, and writes it as parsed over
     /// $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json ($HOME/.cache/... without
-    /// XDG_CACHE_HOME; a relative value of either is ignored) by an atomic rename. Prints the path and the file's
-    /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
+    /// XDG_CACHE_HOME; a relative value of either is ignored) by an atomic rename, readable and
+    /// writable by you alone, in directories that are yours alone (made so when they are yours;
+    /// another user's is refused before fetching). Prints the path and the file's sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
     /// Run in a repository whose tree at HEAD provides the cache (a file there, a submodule at or
@@ -647,7 +651,10 @@ pub enum AttestSub {
     /// notes reference's compare-and-swap, every payload and every other signature kept byte for
     /// byte, so a concurrent writer never loses a signature; `attest push` and `attest fetch`
     /// carry it. A verifier policy's `approvals` counts it; the signer of the tick never counts as
-    /// its own approver, and one principal counts once.
+    /// its own approver (nor a key that may be theirs: another key of their principal, one the
+    /// trust lists under a pattern such as ada@* that matches it), and one principal counts once.
+    /// When, under your trust, the signature counts as no approval, it is written and a warning
+    /// says why.
     ///
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
@@ -786,9 +793,9 @@ pub enum AttestSub {
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, its series of changes
     /// (`series_differs`, `series_too_long`), task or verdict (`not_the_same_task`), task line, requirement text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
     /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
-    /// signed by a signer you trust, or is on a commit no longer in the repository
-    /// (`evidence_gone`: a rewrite left it behind and git removed it since; attest the task
-    /// again), the new commit holds a note of its own, or `--from` and
+    /// signed by a signer you trust, or is on a commit the repository does not hold
+    /// (`evidence_gone`: left behind by a rewrite and removed since, or never fetched here; attest
+    /// the task again), the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
     /// trust file that is unusable, bad signer or key, a `speccoder.toml` at HEAD whose `[attest]`
     /// turns attestation off or is malformed (or whose `[spec]` is), a statement that would leak; 2 unknown
@@ -1107,8 +1114,10 @@ pub struct TrustFileArgs {
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
     /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
-    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
-    /// keyless line is checked (offline, an older cached copy is used with a warning). Read only
+    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ (used only while the
+    /// cache and its directories are yours alone: owned by you, writable by no one else) and
+    /// fetched only when a keyless line is checked (offline, an older cached copy is used with a
+    /// warning). Read only
     /// with the identity it is to check (--certificate-identity and --certificate-oidc-issuer).
     #[arg(long, value_name = "FILE", requires = "certificate_identity")]
     pub sigstore_trusted_root: Option<PathBuf>,

@@ -9,6 +9,11 @@
 //! own trust and keys (allowed signers, revoked keys, certificates, key files, a trusted root):
 //! dotfile managers link those into place, so a link is followed there, but what it reaches must
 //! still be a regular file of bounded size, opened without blocking.
+//!
+//! A file this user keeps for themself, which stands in for something verified when it was
+//! written (the cached Sigstore trusted root), is read by [`read_own`]: as [`read_regular`]
+//! reads, and only when it and its directories are this user's alone ([`own_dir`]), so that what
+//! another user could have put or changed there is never taken as this user's own.
 
 use std::fs::File;
 use std::io::Read as _;
@@ -48,6 +53,14 @@ pub enum InputError {
         /// The limit.
         max: u64,
     },
+    /// A file or directory this user keeps for themself is not theirs alone.
+    #[error("{} {problem}", line_of(.path))]
+    NotOwn {
+        /// The file or directory.
+        path: PathBuf,
+        /// What makes it not this user's alone.
+        problem: Foreign,
+    },
     /// A path that must stay inside a directory does not.
     #[error("`{}` must be a relative path inside {} (no absolute path, no `..`)", line_of(.path), line_of(.base))]
     OutsideBase {
@@ -56,6 +69,28 @@ pub enum InputError {
         /// The directory it must stay in.
         base: PathBuf,
     },
+}
+
+/// What makes a file or directory not this user's alone ([`read_own`], [`own_dir`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Foreign {
+    /// Another user owns it (their user id).
+    #[error("is owned by another user (uid {0})")]
+    Owner(u32),
+    /// Its group or other users may write it.
+    #[error("may be written by {who} (mode {mode:o})")]
+    Writable {
+        /// `its group`, `other users`, or both.
+        who: &'static str,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Where a directory was asked for, a symbolic link is: it leads wherever its owner chose.
+    #[error("is a symbolic link")]
+    Link,
+    /// Where a directory was asked for, something else is (`regular file`, `FIFO`, ...).
+    #[error("is a {0}, not a directory")]
+    NotDirectory(&'static str),
 }
 
 /// `path` as a message quotes it: on its line, whatever a file named in an evidence file holds
@@ -74,7 +109,21 @@ impl InputError {
             InputError::Symlink { .. } => "it is a symbolic link, or lies behind one".to_owned(),
             InputError::NotRegular { kind, .. } => format!("it is a {kind}, not a regular file"),
             InputError::TooLarge { max, .. } => format!("it is larger than {max} bytes"),
+            InputError::NotOwn { problem, .. } => format!("it {problem}"),
             InputError::OutsideBase { .. } => self.to_string(),
+        }
+    }
+
+    /// The file or directory the error is about.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            InputError::Io { path, .. }
+            | InputError::Symlink { path }
+            | InputError::NotRegular { path, .. }
+            | InputError::TooLarge { path, .. }
+            | InputError::NotOwn { path, .. }
+            | InputError::OutsideBase { path, .. } => path,
         }
     }
 
@@ -104,6 +153,82 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
 /// [`InputError`]: not a regular file, larger than `max`, or unreadable.
 pub fn read_regular_through_links(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     read_open(open_regular(path, Links::Follow)?, path, max)
+}
+
+/// Reads the regular file at `path`, at most `max` bytes, that this user keeps for themself, with
+/// its metadata as opened: read as [`read_regular`] reads, and only when each of the `dirs`
+/// directories above it ([`own_dir`]) and the opened file are this user's alone ([`judge_own`]).
+///
+/// # Errors
+/// [`InputError::NotOwn`], or what [`read_regular`] refuses; a missing file or directory is an
+/// [`InputError::Io`] of kind `NotFound`.
+pub fn read_own(path: &Path, dirs: usize, max: u64) -> Result<(Vec<u8>, std::fs::Metadata), InputError> {
+    let above: Vec<&Path> =
+        path.ancestors().skip(1).take(dirs).filter(|dir| !dir.as_os_str().is_empty()).collect();
+    for dir in above.iter().rev() {
+        own_dir(dir)?;
+    }
+    let file = open_regular(path, Links::Refuse)?;
+    let meta = file.metadata().map_err(|source| InputError::Io { path: path.to_owned(), source })?;
+    judge_own(path, &meta, current_user())?;
+    Ok((read_open(file, path, max)?, meta))
+}
+
+/// Whether `dir` is a directory of this user's alone: a directory, not a symbolic link to one,
+/// that this user owns and no one else may write ([`judge_own`]).
+///
+/// # Errors
+/// [`InputError::NotOwn`]; [`InputError::Io`] when it cannot be looked at (of kind `NotFound`
+/// when it is missing).
+pub fn own_dir(dir: &Path) -> Result<(), InputError> {
+    let meta =
+        std::fs::symlink_metadata(dir).map_err(|source| InputError::Io { path: dir.to_owned(), source })?;
+    let not_own = |problem| InputError::NotOwn { path: dir.to_owned(), problem };
+    if meta.file_type().is_symlink() {
+        return Err(not_own(Foreign::Link));
+    }
+    if !meta.is_dir() {
+        let kind = if meta.is_file() { "regular file" } else { kind_of(&meta.file_type()) };
+        return Err(not_own(Foreign::NotDirectory(kind)));
+    }
+    judge_own(dir, &meta, current_user())
+}
+
+/// The one judgement of whether the file or directory of metadata `meta` is this user's alone:
+/// `user` (this process's effective user id) owns it, and neither its group nor other users may
+/// write it. Anyone who could write it could have put in it what they liked.
+#[cfg(unix)]
+fn judge_own(path: &Path, meta: &std::fs::Metadata, user: u32) -> Result<(), InputError> {
+    use std::os::unix::fs::MetadataExt as _;
+    let not_own = |problem| Err(InputError::NotOwn { path: path.to_owned(), problem });
+    if meta.uid() != user {
+        return not_own(Foreign::Owner(meta.uid()));
+    }
+    let who = match (meta.mode() & 0o020 != 0, meta.mode() & 0o002 != 0) {
+        (true, true) => "its group and other users",
+        (true, false) => "its group",
+        (false, true) => "other users",
+        (false, false) => return Ok(()),
+    };
+    not_own(Foreign::Writable { who, mode: meta.mode() & 0o7777 })
+}
+
+/// Elsewhere a file has no owner or mode to judge.
+#[cfg(not(unix))]
+fn judge_own(_path: &Path, _meta: &std::fs::Metadata, _user: u32) -> Result<(), InputError> {
+    Ok(())
+}
+
+/// This process's effective user id.
+#[cfg(unix)]
+fn current_user() -> u32 {
+    nix::unistd::geteuid().as_raw()
+}
+
+/// Elsewhere there is none to compare.
+#[cfg(not(unix))]
+fn current_user() -> u32 {
+    0
 }
 
 /// Reads at most `max` bytes of the opened regular `file`, named `path` in errors.
@@ -387,5 +512,68 @@ mod tests {
         }
         let err = read_regular_within(base.path(), Path::new("elsewhere/secret"), 10).unwrap_err();
         assert!(matches!(err, InputError::Symlink { .. }), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_is_this_users_own_only_when_this_user_owns_it_and_no_one_else_may_write_it() {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("own");
+        std::fs::write(&file, "mine").unwrap();
+        let mode = |m: u32| std::fs::set_permissions(&file, std::fs::Permissions::from_mode(m)).unwrap();
+        mode(0o644);
+        let meta = std::fs::metadata(&file).unwrap();
+        assert!(judge_own(&file, &meta, meta.uid()).is_ok());
+        // Another user's file: the judgement is told another user id than the owner's.
+        let err = judge_own(&file, &meta, meta.uid().wrapping_add(1)).unwrap_err();
+        assert!(
+            matches!(err, InputError::NotOwn { problem: Foreign::Owner(uid), .. } if uid == meta.uid()),
+            "{err}"
+        );
+        assert_eq!(err.reason(), format!("it is owned by another user (uid {})", meta.uid()));
+        for (bits, who) in
+            [(0o664, "its group"), (0o646, "other users"), (0o666, "its group and other users")]
+        {
+            mode(bits);
+            let err = read_own(&file, 1, 100).unwrap_err();
+            assert_eq!(err.reason(), format!("it may be written by {who} (mode {bits:o})"));
+        }
+        mode(0o600);
+        let (bytes, meta) = read_own(&file, 1, 100).unwrap();
+        assert_eq!((bytes.as_slice(), meta.len()), (&b"mine"[..], 4));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_above_a_file_of_this_users_own_must_be_theirs_alone_and_no_link() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("a/b");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f");
+        std::fs::write(&file, "mine").unwrap();
+        for d in [base.path().join("a"), dir.clone()] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(read_own(&file, 2, 100).is_ok());
+        std::fs::set_permissions(base.path().join("a"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let err = read_own(&file, 2, 100).unwrap_err();
+        assert_eq!(err.path(), base.path().join("a"));
+        assert!(
+            matches!(err, InputError::NotOwn { problem: Foreign::Writable { mode: 0o1777, .. }, .. }),
+            "{err}"
+        );
+        assert!(read_own(&file, 1, 100).is_ok(), "only the directories asked for are judged");
+        let link = base.path().join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        let err = read_own(&link.join("f"), 1, 100).unwrap_err();
+        assert!(matches!(err, InputError::NotOwn { problem: Foreign::Link, .. }), "{err}");
+        let err = read_own(&base.path().join("a/missing/f"), 1, 100).unwrap_err();
+        assert!(
+            matches!(&err, InputError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{err}"
+        );
     }
 }

@@ -13,6 +13,8 @@ use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, NoteNotWritten, listed};
 use crate::check::agreement::Rules;
+use crate::check::approvals;
+use crate::check::carriable;
 use crate::check::completeness::{self, ShallowCut};
 use crate::check::line::{ReadLine, covering_line};
 use crate::check::outcome::CommitOutcome;
@@ -22,7 +24,7 @@ use crate::check::trust::{SignatureTime, SignatureTrust, TrustError, TrustFiles}
 use crate::exit::{Class, ExitClass};
 use crate::git::{Commit, GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
-use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
+use crate::model::dsse::{self, Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
 use crate::model::shown::in_line;
 use crate::sign::SignError;
 
@@ -104,7 +106,8 @@ pub enum ApproveError {
     NoCoveringLine(ObjectId),
     /// The covering line carries as many signatures as a line may.
     #[error(
-        "line {line} of the note of {commit} carries {count} signatures, the most a line may carry; nothing was approved"
+        "line {line} of the note of {commit} carries {count} signatures, the most a line may carry, {trusted} of them verifying under your trust: nothing was approved; {}",
+        full_line_advice(*.count, *.trusted, .again)
     )]
     Full {
         /// The 1-based line.
@@ -113,6 +116,10 @@ pub enum ApproveError {
         commit: ObjectId,
         /// Its signatures.
         count: usize,
+        /// How many of them verify with a key of the approver's trust.
+        trusted: usize,
+        /// How to make the tick again ([`carriable::attest_again`]).
+        again: String,
     },
     /// Lines of the note do not agree with the task commit they annotate.
     #[error(transparent)]
@@ -133,6 +140,20 @@ pub enum ApproveError {
     /// The note could not be written.
     #[error(transparent)]
     Note(#[from] NoteNotWritten),
+}
+
+/// What to do about a covering line that carries `count` signatures, the most a line may, of
+/// which `trusted` verify under the approver's trust; `again`: how to make the tick again.
+fn full_line_advice(count: usize, trusted: usize, again: &str) -> String {
+    match count.saturating_sub(trusted) {
+        0 => format!(
+            "every one verifies under your trust: the line carries {} signatures besides its maker's, and a policy's `approvals.count` asks for at most 15; if it still counts too few approvals (several keys of one person count once), a new note can take approvals again: {again}, then approve the new task commit",
+            count.saturating_sub(1)
+        ),
+        others => format!(
+            "the other {others} verify under no key your trust accepts and never count as approvals for you (anyone who can write notes can add a signature): find who wrote them; a new note can take approvals again: {again}, then approve the new task commit"
+        ),
+    }
 }
 
 impl ExitClass for ApproveError {
@@ -187,6 +208,10 @@ pub struct ApproveReport {
     pub unchanged: bool,
     /// Where the note is.
     pub notes_ref: &'static str,
+    /// Why, under the approver's own trust, the signature counts as no approval of the tick (as a
+    /// verifier policy's `approvals` counts them, whoever its `by` names): empty when it counts.
+    #[serde(serialize_with = "in_line")]
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Display for ApproveReport {
@@ -196,17 +221,17 @@ impl std::fmt::Display for ApproveReport {
         writeln!(f, "  line {} sha256:{} in {}", self.line, self.sha256, self.notes_ref)?;
         writeln!(f, "  approver: {}", self.approver)?;
         if self.unchanged {
-            writeln!(
-                f,
-                "  warning: the line carries a signature by this key already; nothing changed (the tick's own signer never counts as its approver)"
-            )?;
+            writeln!(f, "  warning: the line carries a signature by this key already; nothing changed")?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "  warning: {w}")?;
         }
         writeln!(f, "  the line carries {} signatures; `speccoder attest push` shares them", self.signatures)
     }
 }
 
 /// The line an approval signs, found in one reading of the note.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 struct Covering {
     /// Its position among the note's raw lines.
     index: usize,
@@ -222,6 +247,10 @@ struct Covering {
     approved: bool,
     /// The bundle name of each line of the note ([`ReadLine::bundle_name`]), in order.
     names: Vec<String>,
+    /// The note's lines as read, the covering line among them numbered `number`.
+    read: Vec<ReadLine>,
+    /// The sha256 of the task commit object, which a keyless bundle is bound to.
+    commit_sha256: String,
 }
 
 /// Approves the tick of `req.rev`.
@@ -267,9 +296,11 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
         repo.note(NOTES_REF, commit)?.ok_or_else(|| ApproveError::NoNote { rev: req.rev.clone(), commit })?;
     let first = read(&note)?;
     let mut last = None;
+    let mut made = None;
     if !first.approved {
         let sig = signer.sign(&crate::model::dsse::pae(&first.payload_type, &first.payload))?;
         let approval = Signature { keyid: keyid.clone(), sig };
+        made = Some(approval.clone());
         repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, ApproveError> {
             let current = current.ok_or(ApproveError::Removed(commit))?;
             let now = read(current)?;
@@ -304,13 +335,41 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
         signatures: done.signatures + usize::from(!done.approved),
         unchanged: done.approved,
         notes_ref: NOTES_REF,
+        warnings: not_counted(done, made.as_ref(), &mine, &trust, at).into_iter().collect(),
     })
 }
 
+/// Why the approver's signature on the covering line of `done` (`made` now, or on the line
+/// already) will not count as an approval under the approver's `trust`, judged as the verifier's
+/// `approvals` judges it ([`approvals::signature_adds_none`]), on the note as written.
+fn not_counted(
+    done: &Covering,
+    made: Option<&Signature>,
+    mine: &Mine<'_>,
+    trust: &SignatureTrust,
+    at: time::OffsetDateTime,
+) -> Option<String> {
+    let mut lines = done.read.clone();
+    let at_line = lines.iter().position(|l| l.number == done.number)?;
+    let envelope = &mut lines[at_line].envelope;
+    let sig = match made.filter(|_| !done.approved) {
+        Some(approval) => {
+            envelope.signatures.push(approval.clone());
+            approval.sig.clone()
+        }
+        None => {
+            let own = signatures::each_verifies(envelope, mine.own?, at).iter().position(|v| *v)?;
+            envelope.signatures[own].sig.clone()
+        }
+    };
+    let why = approvals::signature_adds_none(&lines, at_line, &sig, trust, at, &done.commit_sha256)?;
+    Some(format!("under your trust this signature counts as no approval of the tick: {why}"))
+}
+
 /// `note` with `approval` appended to the signatures of its covering line, read as `covering`
-/// (every other line, and that line's payload and earlier signatures, as they were), within the
-/// caps a reader takes, as every writer of a note that holds its statements already checks it
-/// ([`provenance::rewritten_note`]).
+/// (every other line, and every other byte of that line, as they were: [`dsse::add_to_line`]),
+/// within the caps a reader takes, as every writer of a note that holds its statements already
+/// checks it ([`provenance::rewritten_note`]).
 ///
 /// # Errors
 /// The line cannot be read back, or the note would be too large ([`ApproveError::NoteTooLarge`],
@@ -325,8 +384,8 @@ fn with_approval(
     let mut lines: Vec<Vec<u8>> = bundle::split(note).into_iter().map(<[u8]>::to_vec).collect();
     let raw = lines.get(index).ok_or(ApproveError::Changed(commit))?;
     let mut envelope = Envelope::parse(raw).map_err(ApproveError::NotAnEnvelope)?;
+    lines[index] = dsse::add_to_line(raw, &[approval.json()], None).map_err(ApproveError::NotAnEnvelope)?;
     envelope.signatures.push(approval.clone());
-    lines[index] = envelope.to_line();
     // Every line was read (`covering`), so each other one reads as an envelope again.
     let envelopes = lines
         .iter()
@@ -377,7 +436,9 @@ fn covering(
     };
     let count = line.envelope.signatures.len();
     if !approved && count >= MAX_SIGNATURES {
-        return Err(ApproveError::Full { line: line.number, commit, count });
+        let trusted = signatures::each_verifies(&line.envelope, trust, at).iter().filter(|v| **v).count();
+        let again = carriable::attest_again(target, verdict);
+        return Err(ApproveError::Full { line: line.number, commit, count, trusted, again });
     }
     Ok(Covering {
         // Every line read (no finding refused one), so the note's lines and the read ones agree.
@@ -388,5 +449,7 @@ fn covering(
         signatures: count,
         approved,
         names: checked.lines.iter().map(ReadLine::bundle_name).collect(),
+        commit_sha256: checked.commit_sha256.clone(),
+        read: checked.lines,
     })
 }

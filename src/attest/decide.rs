@@ -293,6 +293,21 @@ pub enum DecideError {
         /// The task whose skip it holds, `<unit>/<task>`.
         other: String,
     },
+    /// `--undo` of a skip of a task of an archived OpenSpec change: the skip is part of what the
+    /// closed change recorded, as `skip` records nothing on it.
+    #[error(
+        "{target} belongs to the OpenSpec change archived at {dir}, which is closed, and its skip is part of what the change recorded; nothing was deleted: to undo the skip, move the change back first (`git mv {dir_w} {moved_w}`), commit that, and run again",
+        dir_w = shell_word(&.dir.to_string()),
+        moved_w = shell_word(&format!("openspec/changes/{}", .id))
+    )]
+    UndoArchived {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The archived change's directory.
+        dir: String,
+        /// The change id.
+        id: String,
+    },
     /// `--undo` without a skip.
     #[error("{target} has no skip to undo: {reference} does not exist")]
     NoSkip {
@@ -349,6 +364,7 @@ impl ExitClass for DecideError {
             | DecideError::AlreadySkipped { .. }
             | DecideError::NameTaken { .. }
             | DecideError::NameHeldByOther { .. }
+            | DecideError::UndoArchived { .. }
             | DecideError::NoSkip { .. } => Class::GitPrecondition,
         }
     }
@@ -535,10 +551,13 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
 
 /// Deletes the skip of `target` under every spelling that names it (ours, and the published
 /// speccoder's: the unit as it is, an OpenSpec `1.2` unescaped), by compare-and-swap in one
-/// transaction: a skip stays in force while either spelling names it.
+/// transaction: a skip stays in force while either spelling names it. The skip of a task of an
+/// OpenSpec change archived at HEAD is refused, as `skip` refuses one ([`refuse_archived_undo`]);
+/// one whose unit HEAD has nowhere is deleted.
 ///
 /// # Errors
-/// A bad target or unit name, [`DecideError::NoSkip`], or a skip ref that moved meanwhile.
+/// A bad target or unit name, [`DecideError::NoSkip`], [`DecideError::UndoArchived`], or a skip
+/// ref that moved meanwhile.
 pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
@@ -547,6 +566,7 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     if found.is_empty() {
         return Err(DecideError::NoSkip { target: target.to_owned(), reference: ours });
     }
+    refuse_archived_undo(repo, target, unit)?;
     repo.delete_refs_cas(&found)?;
     let spellings: Vec<String> =
         std::iter::once(ours).chain(refs::published_skipped_ref(unit, task_id)).collect();
@@ -556,6 +576,23 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
         .collect();
     let on_remotes = on_remotes(repo, &spellings)?;
     Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted, on_remotes })
+}
+
+/// Refuses to undo a skip of `target`, of `unit`, when HEAD holds `unit` as an archived OpenSpec
+/// change: the change is closed, and its skips are part of what it recorded. A unit HEAD has
+/// nowhere (removed, renamed), or an unborn branch, leaves the skip to be undone.
+fn refuse_archived_undo(repo: &Repo, target: &str, unit: &str) -> Result<(), DecideError> {
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+        Head::Unborn(_) => return Ok(()),
+    };
+    match spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit) {
+        Ok(loc) if loc.is_archived() => {
+            Err(DecideError::UndoArchived { target: target.to_owned(), dir: loc.dir, id: loc.name })
+        }
+        Err(e) if e.is_repository_failure() => Err(e.into()),
+        _ => Ok(()),
+    }
 }
 
 /// The skip refs of `task` of `unit` that exist, ours first, then the published speccoder's

@@ -284,13 +284,13 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
                 commit,
                 reason,
             })?;
-            let (signed, others) = if i < first {
-                (LineSigned::Named, env.signatures.len())
+            let (signed, others, written) = if i < first {
+                (LineSigned::Named, env.signatures.len(), raw.to_vec())
             } else {
                 let mine = Mine { own: own.as_ref(), commit_sha256: &commit_sha256, at: now };
-                sign_line(&mut env, &mine, signer.as_ref()).map_err(|e| e.at(line, commit))?
+                sign_line(raw, &mut env, &mine, signer.as_ref()).map_err(|e| e.at(line, commit))?
             };
-            out.push(if signed == LineSigned::Now { env.to_line() } else { raw.to_vec() });
+            out.push(written);
             let report = LineReport {
                 name: format!("line {line}"),
                 sha256: sha256_hex(&env.payload),
@@ -325,6 +325,8 @@ enum LineError {
     KeylessUnverified(&'static str, String),
     /// The signer failed.
     Signer(SignerError),
+    /// The signature cannot be written into the line.
+    Unwritable(EnvelopeError),
 }
 
 impl LineError {
@@ -336,6 +338,7 @@ impl LineError {
                 SignLaterError::KeylessUnverified { line, commit, code, reason }
             }
             LineError::Signer(e) => e.into(),
+            LineError::Unwritable(reason) => SignLaterError::NotAnEnvelope { line, commit, reason },
         }
     }
 }
@@ -348,22 +351,24 @@ struct Mine<'a> {
     at: OffsetDateTime,
 }
 
-/// Adds the signer's signature to `env` unless one of its signatures verifies with the signer's
-/// own key; a keyless signer leaves a line whose bundle verifies, and refuses one whose bundle
-/// does not (a line holds one). What became of the line, and how many of its signatures are not
-/// the signer's (kept as they are).
+/// Adds the signer's signature to `env`, read from `raw`, unless one of its signatures verifies
+/// with the signer's own key; a keyless signer leaves a line whose bundle verifies, and refuses one
+/// whose bundle does not (a line holds one). What became of the line, how many of its signatures
+/// are not the signer's (kept as they are), and the line to write: `raw`, with the signature added
+/// and every other byte as it was ([`signing::Made::add_to`]).
 fn sign_line(
+    raw: &[u8],
     env: &mut Envelope,
     mine: &Mine<'_>,
     signer: &dyn Signer,
-) -> Result<(LineSigned, usize), LineError> {
+) -> Result<(LineSigned, usize, Vec<u8>), LineError> {
     let ours = match mine.own {
         Some(trust) => signatures::each_verifies(env, trust, mine.at),
         None => vec![false; env.signatures.len()],
     };
     let others = ours.iter().filter(|v| !**v).count();
     if ours.contains(&true) {
-        return Ok((LineSigned::Before, others));
+        return Ok((LineSigned::Before, others, raw.to_vec()));
     }
     if signer.signs_summary_only() && env.sigstore.is_some() {
         let verdict = mine.own.map(|trust| signatures::check(env, trust, mine.at, mine.commit_sha256));
@@ -372,7 +377,7 @@ fn sign_line(
                 let as_who =
                     format!("{} (issuer {})", one_line(&who.principals.join(", ")), one_line(&who.key));
                 // The bundle's copy in `signatures` is the bundle's, not another signer's.
-                Ok((LineSigned::Keyless(as_who), signatures::beside_bundle(env).count()))
+                Ok((LineSigned::Keyless(as_who), signatures::beside_bundle(env).count(), raw.to_vec()))
             }
             Some(LineSignature::Failed(f)) => {
                 Err(LineError::KeylessUnverified(f.code, one_line(&f.message).into_owned()))
@@ -386,8 +391,10 @@ fn sign_line(
     if env.signatures.len() >= MAX_SIGNATURES {
         return Err(LineError::Full(env.signatures.len()));
     }
-    signing::sign_envelope(env, signer).map_err(|e| LineError::Signer(SignerError::from(e)))?;
-    Ok((LineSigned::Now, others))
+    let made = signing::signature_over(env, signer).map_err(|e| LineError::Signer(SignerError::from(e)))?;
+    let written = made.add_to(raw).map_err(LineError::Unwritable)?;
+    made.apply(env);
+    Ok((LineSigned::Now, others, written))
 }
 
 /// The report of an `attest sign` whose lines came out as `outcomes`.

@@ -11,7 +11,7 @@ use crate::exit::{Class, ExitClass};
 use std::ffi::{OsStr, OsString};
 
 use crate::git::{GitError, Repo};
-use crate::model::dsse::{Envelope, RawJson, Signature};
+use crate::model::dsse::{self, Envelope, EnvelopeError, RawJson, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -561,13 +561,51 @@ pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(),
 /// # Errors
 /// The signer's failure.
 pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(), SignError> {
-    let sig = signer.sign(&envelope.pae())?;
-    envelope.signatures.push(Signature { keyid: signer.keyid(), sig });
-    if let Some(bundle) = signer.take_bundle() {
-        let raw = RawJson::from_value(&bundle).map_err(SignError::BundleEncode)?;
-        envelope.sigstore = Some(raw);
-    }
+    signature_over(envelope, signer)?.apply(envelope);
     Ok(())
+}
+
+/// A signature made over an envelope, with the Sigstore bundle a keyless signer made with it.
+#[derive(Debug, Clone)]
+pub struct Made {
+    /// The signature.
+    pub signature: Signature,
+    /// A keyless signer's bundle, for the envelope's `sigstore` field.
+    pub sigstore: Option<RawJson>,
+}
+
+impl Made {
+    /// Puts it on `envelope`: the signature appended, the bundle as its `sigstore`.
+    pub fn apply(self, envelope: &mut Envelope) {
+        envelope.signatures.push(self.signature);
+        if let Some(bundle) = self.sigstore {
+            envelope.sigstore = Some(bundle);
+        }
+    }
+
+    /// `line`, the envelope it was made over as a note holds it, with it added and every other
+    /// byte as it was ([`dsse::add_to_line`]).
+    ///
+    /// # Errors
+    /// The line is not an envelope, carries as many signatures as a line may, or a bundle already.
+    pub fn add_to(&self, line: &[u8]) -> Result<Vec<u8>, EnvelopeError> {
+        dsse::add_to_line(line, &[self.signature.json()], self.sigstore.as_ref())
+    }
+}
+
+/// `signer`'s signature over `envelope`, and its bundle when it is keyless; `envelope` is left as
+/// it is.
+///
+/// # Errors
+/// The signer's failure.
+pub fn signature_over(envelope: &Envelope, signer: &dyn Signer) -> Result<Made, SignError> {
+    let sig = signer.sign(&envelope.pae())?;
+    let signature = Signature { keyid: signer.keyid(), sig };
+    let sigstore = match signer.take_bundle() {
+        Some(bundle) => Some(RawJson::from_value(&bundle).map_err(SignError::BundleEncode)?),
+        None => None,
+    };
+    Ok(Made { signature, sigstore })
 }
 
 /// The file a key argument names, when it is written as a path (with a `/`, or `~/` for the home

@@ -2,7 +2,8 @@
 //! wing: a shallow clone must hold the commit's parent (its judge configuration is read there),
 //! and the file contents a partial clone (`--filter=blob:none`) leaves on its promisor remote are
 //! fetched first, in one batch (gix reads objects that are present and never fetches them one
-//! by one). The verifier adds what the check of a history needs besides
+//! by one); and what a note on a commit the clone does not hold says of that commit, for both
+//! wings to say alike. The verifier adds what the check of a history needs besides
 //! (`verify::completeness`).
 
 use std::collections::{HashMap, HashSet};
@@ -11,8 +12,9 @@ use gix::ObjectId;
 
 pub use crate::git::ShallowCut;
 use crate::git::{Commit, GitError, Repo};
-use crate::model::bundle::NOTES_REF;
+use crate::model::bundle::{NOTES_REF, tracking_notes_ref};
 use crate::model::policy::CONFIG_FILE;
+use crate::model::shown::one_line;
 
 /// The directories whose files a check reads at a task commit and at the head: Spec Kit
 /// features, OpenSpec changes and bug homes.
@@ -90,4 +92,59 @@ pub fn fetch_what_the_check_reads(
         repo.blobs_below(*tree, dir, &mut seen, &mut blobs)?;
     }
     repo.fetch_missing_objects(&blobs)
+}
+
+/// What became of a commit this repository does not hold whose note names a task, as far as the
+/// clone can tell: the notes a remote sent name it, or only notes written here do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoneCommit {
+    /// Only the notes written here name it: it was here when its task was attested, so a
+    /// rewrite left it behind and git removed it since.
+    Removed,
+    /// The notes fetched from these remotes name it: it may never have been in this clone (a
+    /// branch or a fork not fetched here, a commit never pushed), or have been removed since.
+    Fetched(Vec<String>),
+}
+
+impl GoneCommit {
+    /// What became of `commit`, which this repository does not hold and whose note is in ours:
+    /// [`GoneCommit::Fetched`] when the notes `attest fetch` brought from a remote (or `attest
+    /// push` sent to it) hold a note of it ([`tracking_notes_ref`]), else [`GoneCommit::Removed`].
+    #[must_use]
+    pub fn of(repo: &Repo, commit: ObjectId) -> GoneCommit {
+        let fetched: Vec<String> = repo
+            .remote_names()
+            .into_iter()
+            .filter(|remote| repo.note(&tracking_notes_ref(remote), commit).is_ok_and(|n| n.is_some()))
+            .collect();
+        if fetched.is_empty() { GoneCommit::Removed } else { GoneCommit::Fetched(fetched) }
+    }
+
+    /// `commit` as a message names it: `<id>, a commit ...` and what became of it.
+    #[must_use]
+    pub fn said(&self, commit: ObjectId) -> String {
+        match self {
+            GoneCommit::Removed => format!(
+                "{commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since)"
+            ),
+            GoneCommit::Fetched(remotes) => format!(
+                "{commit}, a commit this clone does not hold, named by the notes fetched from {} (never fetched here, or removed since)",
+                remotes_named(remotes)
+            ),
+        }
+    }
+}
+
+/// The configured remotes whose notes `attest fetch` brought here (or `attest push` sent): each
+/// has a remote-tracking copy of the notes ([`tracking_notes_ref`]).
+#[must_use]
+pub fn notes_fetched_from(repo: &Repo) -> Vec<String> {
+    let fetched = |remote: &String| repo.ref_target(&tracking_notes_ref(remote)).is_ok_and(|t| t.is_some());
+    repo.remote_names().into_iter().filter(fetched).collect()
+}
+
+/// Remote names as a message lists them: `` `origin` ``, `` `origin`, `fork` ``.
+#[must_use]
+pub fn remotes_named(remotes: &[String]) -> String {
+    remotes.iter().map(|r| format!("`{}`", one_line(r))).collect::<Vec<_>>().join(", ")
 }

@@ -11,6 +11,8 @@
 //! ([`values`]) and the policy digest ([`policy`](mod@policy)), and [`agreement`], which applies
 //! them to one task commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
 //! [`signatures`] (whether a line's signatures, and a note's, hold under that trust),
+//! [`approvals`] (who counts as an approval of a covering line, for the verifier's policy and
+//! `attest approve` alike),
 //! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is) and [`held_out`]
 //! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`),
 //! and [`completeness`] (what a clone must hold, or fetch, before a task commit is checked), and
@@ -18,6 +20,7 @@
 //! and the verifier's advice alike).
 
 pub mod agreement;
+pub mod approvals;
 pub mod bug;
 pub mod carriable;
 pub mod completeness;

@@ -578,6 +578,20 @@ pub fn to_join(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> ToJ
     }
 }
 
+/// Who made `sig`, one signature of `env`, as `trust` establishes it at `at`, checked as [`check`]
+/// checks each; otherwise why it does not hold (its key not accepted, or it does not verify).
+///
+/// # Errors
+/// The finding of its check.
+pub fn signer_of(
+    env: &Envelope,
+    sig: &[u8],
+    trust: &Trust,
+    at: OffsetDateTime,
+) -> Result<SignerInfo, Finding> {
+    check_one(sig, &env.pae(), trust, at)
+}
+
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
     if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
         return check_openpgp(sig, pae, trust, at);

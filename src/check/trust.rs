@@ -537,7 +537,8 @@ impl SshTrust {
 /// The file `spec` (`REV:PATH`) names for `flag`, and the commit `REV` resolved to: refused when
 /// that commit is part of the checked history (`in_range`), and held to what the file given
 /// directly must be: a regular file (a link or a directory there is named as such, not as absent)
-/// of at most `flag.max` bytes, its size checked from the object's header before it is read.
+/// of at most `flag.max` bytes, its size checked from the object's header before it is read. A
+/// partial clone fetches the file from its promisor remote first.
 ///
 /// # Errors
 /// [`TrustError::RevSpec`], [`TrustError::RevInRange`], [`TrustError::RevMissing`],
@@ -567,6 +568,8 @@ pub fn read_rev_file(
         Some(EntryKind::Commit) => return not_file("a submodule"),
     }
     let id = view.entry_id(file)?.ok_or_else(missing)?;
+    // A partial clone leaves the file's contents on its promisor remote until they are read.
+    repo.fetch_missing_objects(&[id])?;
     let size = repo.object_size(id)?;
     if size > flag.max {
         return Err(TrustError::RevTooLarge { spec: spec.to_owned(), size, file: flag });

@@ -18,8 +18,10 @@ pub const DIFF_LINE_MAX: usize = 1 << 20;
 
 /// The options that fix the patch git writes whatever the user's configuration says: three lines
 /// of context and no merging of nearby hunks, the default algorithm, binary content in full
-/// (`--binary`), no renames, no external diff and no text conversion.
-const PATCH_OPTIONS: [&str; 10] = [
+/// (`--binary`), no renames, every submodule's change (whatever `.gitmodules` or
+/// `diff.ignoreSubmodules` says: `ignore = all` would make a submodule moved to another commit no
+/// change at all), no external diff and no text conversion.
+const PATCH_OPTIONS: [&str; 11] = [
     "-p",
     "-U3",
     "--inter-hunk-context=0",
@@ -27,6 +29,7 @@ const PATCH_OPTIONS: [&str; 10] = [
     "--indent-heuristic",
     "--binary",
     "--no-renames",
+    "--ignore-submodules=none",
     "--no-ext-diff",
     "--no-textconv",
     "--no-color",
@@ -101,8 +104,10 @@ impl Repo {
         };
         let mut args = vec!["diff-tree", "--stdin", "--always", "--root"];
         args.extend(PATCH_OPTIONS);
-        let mut child = self
-            .git_command(&args)
+        // Held until git has ended: the directory it runs in.
+        let mut history = self.history_command(&args)?;
+        let mut child = history
+            .cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

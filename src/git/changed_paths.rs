@@ -36,7 +36,7 @@ impl Repo {
             "--no-renames",
             "--ignore-submodules=none",
         ];
-        let out = self.run_git(&action, &args, Some(input.as_bytes()))?.succeeded(&action)?;
+        let out = self.run_history_git(&action, &args, Some(input.as_bytes()))?.succeeded(&action)?;
         let mut paths: Vec<Vec<u8>> =
             out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect();
         paths.sort();
@@ -73,7 +73,7 @@ impl Repo {
             input.push(b'\n');
         }
         let args = ["--literal-pathspecs", "rev-list", "--full-history", "--stdin"];
-        let out = self.run_git(&action, &args, Some(&input))?.succeeded(&action)?;
+        let out = self.run_history_git(&action, &args, Some(&input))?.succeeded(&action)?;
         let ids = out.stdout.split(|b| *b == b'\n').filter(|line| !line.is_empty());
         let read = ids.map(|line| {
             std::str::from_utf8(line).ok().and_then(|hex| ObjectId::from_hex(hex.as_bytes()).ok())

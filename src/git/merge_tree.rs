@@ -11,7 +11,11 @@ impl Repo {
     /// The tree git's merge of each `(first, second)` of `pairs` gives, in the order given: the
     /// merged tree, or, where the merge conflicts, the tree git writes with the conflicts marked
     /// in the files. One `git merge-tree --stdin` does them all (it writes the trees it makes into
-    /// the object store, as `git merge` would, unreferenced).
+    /// the object store, as `git merge` would, unreferenced). It is git's own three-way merge as
+    /// every clone makes it ([`Repo::history_command`]): no merge driver or attribute of the work
+    /// tree, the commits or the user picks another merge for a file, and the settings that would
+    /// change the tree are git's defaults (renames followed, conflicts marked in the `merge`
+    /// style, no renormalizing).
     ///
     /// # Errors
     /// git cannot run or fails (a commit is missing), or its output is not a tree for each pair.
@@ -23,7 +27,7 @@ impl Repo {
         let input: String = pairs.iter().map(|(a, b)| format!("{a} {b}\n")).collect();
         let args =
             ["merge-tree", "--stdin", "--name-only", "--no-messages", "-z", "--allow-unrelated-histories"];
-        let out = self.run_git(&action, &args, Some(input.as_bytes()))?.succeeded(&action)?;
+        let out = self.run_history_git(&action, &args, Some(input.as_bytes()))?.succeeded(&action)?;
         let trees = read_merged_trees(&out.stdout);
         match trees {
             Some(trees) if trees.len() == pairs.len() => Ok(trees),

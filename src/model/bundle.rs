@@ -6,11 +6,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::value::RawValue;
 
 use crate::model::digest::sha256_hex;
-use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature};
+use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature, add_to_line};
 use crate::model::shown::Quoted;
 
 /// The notes reference that holds every bundle.
 pub const NOTES_REF: &str = "refs/notes/speccoder";
+
+/// The remote-tracking copy of [`NOTES_REF`] for `remote`, where `attest fetch` keeps the notes
+/// it fetched from it (and `attest push` the notes it pushed) before they are merged into ours.
+#[must_use]
+pub fn tracking_notes_ref(remote: &str) -> String {
+    format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
+}
 
 /// Joins envelope lines into a bundle: each line followed by `\n`, nothing else.
 #[must_use]
@@ -241,27 +248,33 @@ pub struct Verified {
 /// the caller's trust does not revoke (a signature present in both is kept once), while the line
 /// stays within [`MAX_SIGNATURES`]. So a line signed later in one clone replaces its unsigned copy
 /// in the other, and nothing their copy adds can make a line of ours read or verify differently.
-/// The result keeps our order of lines; a line that gains nothing keeps its bytes, and identical
-/// copies come back unchanged.
+/// The result keeps our order of lines; a line that gains nothing keeps its bytes, one that gains
+/// keeps every byte but the signature objects inserted, each as their copy writes it
+/// ([`add_to_line`]), and identical copies come back unchanged.
 ///
 /// # Errors
 /// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, the
 /// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added
 /// (or would take the line past [`MAX_SIGNATURES`]), or the result would be larger than a reader
 /// takes. Nothing is guessed.
-pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<Vec<u8>, MergeConflict> {
+pub fn merge<'a>(
+    ours: &'a [u8],
+    theirs: &'a [u8],
+    check: &impl SignatureCheck,
+) -> Result<Vec<u8>, MergeConflict> {
     if ours == theirs {
         return Ok(ours.to_vec());
     }
-    let read = |side: &'static str, bundle: &'_ [u8]| -> Result<Vec<(Vec<u8>, Envelope)>, MergeConflict> {
+    let read = |side: &'static str, bundle: &'a [u8]| -> Result<Vec<LineCopy<'a>>, MergeConflict> {
         split(bundle)
             .into_iter()
             .enumerate()
-            .map(|(i, raw)| match Envelope::parse(raw) {
-                Ok(envelope) => Ok((raw.to_vec(), envelope)),
-                Err(e) => {
-                    Err(MergeConflict::Unreadable { side, line: i + 1, reason: Quoted::from(e.to_string()) })
-                }
+            .map(|(i, raw)| {
+                LineCopy::read(raw).map_err(|e| MergeConflict::Unreadable {
+                    side,
+                    line: i + 1,
+                    reason: Quoted::from(e.to_string()),
+                })
             })
             .collect()
     };
@@ -270,14 +283,14 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     // The statements (payloads) each copy holds and the other does not, as multisets: a statement
     // listed twice in one copy and once in the other is one only there. Copies of one statement
     // that differ in `payloadType`, or any other field, are a field conflict of the join.
-    let mut unmatched: Vec<&Envelope> = theirs.iter().map(|(_, e)| e).collect();
+    let mut unmatched: Vec<&Envelope> = theirs.iter().map(|t| &t.envelope).collect();
     let (mut ours_only, mut ours_repeated) = (Vec::new(), Vec::new());
-    for (_, e) in &ours {
+    for e in ours.iter().map(|o| &o.envelope) {
         match unmatched.iter().position(|t| t.payload == e.payload) {
             Some(at) => {
                 unmatched.swap_remove(at);
             }
-            None if theirs.iter().any(|(_, t)| t.payload == e.payload) => {
+            None if theirs.iter().any(|t| t.envelope.payload == e.payload) => {
                 ours_repeated.push(statement_name(e))
             }
             None => ours_only.push(statement_name(e)),
@@ -285,7 +298,7 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     }
     if !ours_only.is_empty() || !ours_repeated.is_empty() || !unmatched.is_empty() {
         let (repeated, only): (Vec<&Envelope>, Vec<&Envelope>) =
-            unmatched.into_iter().partition(|t| ours.iter().any(|(_, e)| e.payload == t.payload));
+            unmatched.into_iter().partition(|t| ours.iter().any(|o| o.envelope.payload == t.payload));
         return Err(MergeConflict::Statements {
             ours_only,
             theirs_only: only.into_iter().map(statement_name).collect(),
@@ -294,31 +307,48 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
         });
     }
     let mut lines = Vec::with_capacity(ours.len());
-    for (raw, line) in ours {
+    for line in ours {
         // Each of theirs is joined with one of ours, so a statement listed twice stays twice; a
         // copy of the same payload type first, so that only copies no such pairing joins differ.
-        let same =
-            |(_, t): &(Vec<u8>, Envelope)| t.payload_type == line.payload_type && t.payload == line.payload;
+        let ours = &line.envelope;
+        let same = |t: &LineCopy<'_>| {
+            t.envelope.payload_type == ours.payload_type && t.envelope.payload == ours.payload
+        };
         let Some(at) = theirs
             .iter()
             .position(same)
-            .or_else(|| theirs.iter().position(|(_, t)| t.payload == line.payload))
+            .or_else(|| theirs.iter().position(|t| t.envelope.payload == ours.payload))
         else {
-            lines.push(raw);
+            lines.push(line.raw.to_vec());
             continue;
         };
-        let (their_raw, their_line) = theirs.swap_remove(at);
-        if raw == their_raw {
-            lines.push(raw);
+        let their_line = theirs.swap_remove(at);
+        if line.raw == their_line.raw {
+            lines.push(line.raw.to_vec());
             continue;
         }
-        if let Some(field) = differing_field(&raw, &their_raw) {
-            let statement = statement_name(&line);
+        if let Some(field) = differing_field(line.raw, their_line.raw) {
+            let statement = statement_name(&line.envelope);
             return Err(MergeConflict::Field { statement, field: Quoted::from(field) });
         }
-        lines.push(join_signatures(&raw, line, vec![(0, their_line)], check, None)?.0);
+        lines.push(join_signatures(&line, vec![(0, their_line)], check, None)?.0);
     }
     Ok(join_within_caps(&lines)?)
+}
+
+/// One copy of a line: its text, the envelope it reads as, and the text of each of its signature
+/// objects ([`Envelope::parse_with_signature_texts`]).
+struct LineCopy<'a> {
+    raw: &'a [u8],
+    envelope: Envelope,
+    signatures: Vec<&'a str>,
+}
+
+impl<'a> LineCopy<'a> {
+    fn read(raw: &'a [u8]) -> Result<Self, crate::model::dsse::EnvelopeError> {
+        let (envelope, signatures) = Envelope::parse_with_signature_texts(raw)?;
+        Ok(LineCopy { raw, envelope, signatures })
+    }
 }
 
 /// Other copies of a line joined into one of them ([`join_copies`]).
@@ -377,28 +407,29 @@ pub fn join_copies(
     others: &[&[u8]],
     check: &impl SignatureCheck,
 ) -> Result<CopiesJoined, MergeConflict> {
-    let line = Envelope::parse(first).map_err(|e| MergeConflict::Unreadable {
+    let line = LineCopy::read(first).map_err(|e| MergeConflict::Unreadable {
         side: "our",
         line: 1,
         reason: Quoted::from(e.to_string()),
     })?;
     let mut left_out = Vec::new();
     let mut copies = Vec::new();
-    for (copy, raw) in others.iter().enumerate() {
-        let conflict = match Envelope::parse(raw) {
+    for (copy, raw) in others.iter().copied().enumerate() {
+        let conflict = match LineCopy::read(raw) {
             Err(e) => {
                 MergeConflict::Unreadable { side: "their", line: 1, reason: Quoted::from(e.to_string()) }
             }
-            Ok(theirs) if theirs.payload != line.payload => MergeConflict::Statements {
-                ours_only: vec![statement_name(&line)],
-                theirs_only: vec![statement_name(&theirs)],
+            Ok(theirs) if theirs.envelope.payload != line.envelope.payload => MergeConflict::Statements {
+                ours_only: vec![statement_name(&line.envelope)],
+                theirs_only: vec![statement_name(&theirs.envelope)],
                 ours_repeated: Vec::new(),
                 theirs_repeated: Vec::new(),
             },
-            Ok(theirs) => match differing_signed_field(&line, &theirs) {
-                Some(field) => {
-                    MergeConflict::Field { statement: statement_name(&line), field: Quoted::from(field) }
-                }
+            Ok(theirs) => match differing_signed_field(&line.envelope, &theirs.envelope) {
+                Some(field) => MergeConflict::Field {
+                    statement: statement_name(&line.envelope),
+                    field: Quoted::from(field),
+                },
                 None => {
                     copies.push((copy, theirs));
                     continue;
@@ -407,34 +438,37 @@ pub fn join_copies(
         };
         left_out.push(NotJoined { copy, part: LeftPart::Copy, reason: Quoted::from(conflict.to_string()) });
     }
-    let (line, added) = join_signatures(first, line, copies, check, Some(&mut left_out))?;
+    let (line, added) = join_signatures(&line, copies, check, Some(&mut left_out))?;
     Ok(CopiesJoined { line, added, left_out })
 }
 
-/// A signature of another copy that verifies over the line, to be added.
-struct Candidate {
+/// A signature of another copy that verifies over the line, to be added, with its object's text
+/// as that copy writes it.
+struct Candidate<'a> {
     copy: usize,
     sig: Signature,
+    text: &'a str,
     key: String,
     trusted: bool,
 }
 
-/// Our line `raw` (read as `line`) joined with the signatures of `copies` (each with its position
-/// among the copies given), and how many they added. Those the caller's trust accepts take the
-/// free places first; the others what is left. With `left_out`, each signature that cannot join
-/// is left out and said there; without, it refuses the join ([`merge`]: nothing is guessed).
-fn join_signatures(
-    raw: &[u8],
-    mut line: Envelope,
-    copies: Vec<(usize, Envelope)>,
+/// Our copy of a line joined with the signatures of `copies` (each with its position among the
+/// copies given), and how many they added: our line's text with each added signature object as
+/// its copy writes it ([`add_to_line`]). Those the caller's trust accepts take the free places
+/// first; the others what is left. With `left_out`, each signature that cannot join is left out
+/// and said there; without, it refuses the join ([`merge`]: nothing is guessed).
+fn join_signatures<'a>(
+    ours: &LineCopy<'_>,
+    copies: Vec<(usize, LineCopy<'a>)>,
     check: &impl SignatureCheck,
     mut left_out: Option<&mut Vec<NotJoined>>,
 ) -> Result<(Vec<u8>, usize), MergeConflict> {
+    let line = &ours.envelope;
     let pae = line.pae();
     let mut keys: Vec<String> = line.signatures.iter().filter_map(|s| check.key(s)).collect();
-    let mut found: Vec<Candidate> = Vec::new();
+    let mut found: Vec<Candidate<'a>> = Vec::new();
     for (copy, theirs) in copies {
-        for sig in theirs.signatures {
+        for (sig, text) in theirs.envelope.signatures.into_iter().zip(theirs.signatures) {
             if line.signatures.contains(&sig) || found.iter().any(|c| c.sig == sig) {
                 continue;
             }
@@ -449,7 +483,7 @@ fn join_signatures(
             match (joins, left_out.as_deref_mut()) {
                 (Ok(Verified { key, trusted }), _) => {
                     keys.push(key.clone());
-                    found.push(Candidate { copy, sig, key, trusted });
+                    found.push(Candidate { copy, sig, text, key, trusted });
                 }
                 (Err((key, trusted, why)), Some(out)) => {
                     out.push(NotJoined {
@@ -459,7 +493,7 @@ fn join_signatures(
                     });
                 }
                 (Err((_, _, why)), None) => {
-                    let statement = statement_name(&line);
+                    let statement = statement_name(line);
                     return Err(MergeConflict::Signature { statement, reason: Quoted::from(why) });
                 }
             }
@@ -468,7 +502,7 @@ fn join_signatures(
     let room = MAX_SIGNATURES.saturating_sub(line.signatures.len());
     if found.len() > room {
         let Some(out) = left_out else {
-            let (statement, ours, theirs) = (statement_name(&line), line.signatures.len(), found.len());
+            let (statement, ours, theirs) = (statement_name(line), line.signatures.len(), found.len());
             return Err(MergeConflict::TooManySignatures { statement, ours, theirs });
         };
         let (kept, past) = within_room(found, room);
@@ -483,16 +517,22 @@ fn join_signatures(
         found = kept;
     }
     if found.is_empty() {
-        return Ok((raw.to_vec(), 0));
+        return Ok((ours.raw.to_vec(), 0));
     }
-    let count = found.len();
-    line.signatures.extend(found.into_iter().map(|c| c.sig));
-    Ok((line.to_line(), count))
+    let texts: Vec<&str> = found.iter().map(|c| c.text).collect();
+    // Never refused in practice: our line reads, each text is a signature object their line
+    // reads, and the count is within the cap.
+    let joined = add_to_line(ours.raw, &texts, None).map_err(|e| MergeConflict::Unreadable {
+        side: "our",
+        line: 1,
+        reason: Quoted::from(e.to_string()),
+    })?;
+    Ok((joined, texts.len()))
 }
 
 /// Of `found` (in the order found), the `room` that join, those the caller's trust accepts first,
 /// each part still in the order found; and the rest.
-fn within_room(found: Vec<Candidate>, room: usize) -> (Vec<Candidate>, Vec<Candidate>) {
+fn within_room(found: Vec<Candidate<'_>>, room: usize) -> (Vec<Candidate<'_>>, Vec<Candidate<'_>>) {
     let trusted = found.iter().filter(|c| c.trusted).count();
     let (mut trusted_room, mut other_room) = (room.min(trusted), room.saturating_sub(trusted));
     found.into_iter().partition(|c| {
@@ -632,6 +672,31 @@ mod merge_tests {
         // Not canonical (URL-safe base64, keys out of order): kept as it is.
         let raw = b"{\"signatures\":[],\"payloadType\":\"t\",\"payload\":\"e30\"}\n".to_vec();
         assert_eq!(merge(&raw, &raw).unwrap(), raw);
+    }
+
+    #[test]
+    fn a_join_keeps_every_byte_of_our_line_and_adds_their_signature_as_they_wrote_it() {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let b64 = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        let line = |sigs: &str| {
+            format!(
+                r#"{{"payloadType":"t", "payload":"{}","signatures":[{sigs}],"x":true}}"#,
+                b64(&statement(1))
+            )
+        };
+        let a = format!(r#"{{"sig":"{}","note":1,"keyid":"key-a"}}"#, b64(b"good:a"));
+        let b = format!(r#"{{"keyid":"key-b","cert":"c","sig":"{}"}}"#, b64(b"good:b"));
+        // Their copy of Ada's signature is written otherwise: the same signature, kept once.
+        let a_again = envelope(1, &["a"]).signatures[0].json();
+        let (ours, theirs) = (line(&a), line(&format!("{b},{a_again}")));
+        let joined = line(&format!("{a},{b}")).into_bytes();
+        assert_eq!(
+            merge(format!("{ours}\n").as_bytes(), format!("{theirs}\n").as_bytes()).unwrap(),
+            [joined.clone(), b"\n".to_vec()].concat()
+        );
+        let copy = super::join_copies(ours.as_bytes(), &[theirs.as_bytes()], &Check).unwrap();
+        assert_eq!((copy.line, copy.added), (joined, 1));
     }
 
     #[test]

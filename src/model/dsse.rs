@@ -1,8 +1,10 @@
 //! DSSE: the pre-authentication encoding and the envelope that carries a signed statement.
 //!
 //! `PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, LEN being the decimal
-//! byte count. Readers accept standard and URL-safe base64, padded or not, and keep unknown
-//! envelope fields; `keyid` is a hint, never trust.
+//! byte count. Readers accept standard and URL-safe base64, padded or not, and ignore unknown
+//! members of the envelope and of a signature object (DSSE: consumers must ignore them); `keyid`
+//! is a hint, never trust. A writer that adds a signature to a line it read changes nothing else
+//! of it ([`add_to_line`]): unknown members, alphabets and order stay as written.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
@@ -90,6 +92,16 @@ pub struct Signature {
     pub keyid: String,
     /// The signature bytes (SSHSIG armor, OpenPGP armor, or a Sigstore signature).
     pub sig: Vec<u8>,
+}
+
+impl Signature {
+    /// The signature object as this crate writes a new one: canonical JSON, `keyid` and `sig`
+    /// (standard base64) alone.
+    #[must_use]
+    pub fn json(&self) -> String {
+        let value = serde_json::json!({ "keyid": self.keyid, "sig": STANDARD.encode(&self.sig) });
+        String::from_utf8_lossy(&super::canonical::value_to_canonical(&value)).into_owned()
+    }
 }
 
 /// A JSON value kept as the text it was read from (or written as, canonical), parsed only by
@@ -272,56 +284,30 @@ impl Envelope {
     /// When the text is not an envelope: bad JSON, a missing or repeated field, bad base64, a cap
     /// exceeded.
     pub fn parse(line: &[u8]) -> Result<Self, EnvelopeError> {
-        within(|| "the line".to_owned(), line.len(), MAX_LINE_BYTES)?;
-        let fields: Fields<'_> =
-            serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
-        for (name, raw) in &fields.extra {
-            within(
-                || format!("the field `{}`", crate::model::shown::shown(name, 64)),
-                raw.get().len(),
-                MAX_FIELD_BYTES,
-            )?;
-        }
-        let payload: Cow<'_, str> = serde_json::from_str(field(fields.payload, "payload")?)
-            .map_err(|_| EnvelopeError::Field("payload"))?;
-        let payload = decode_base64(&payload)?;
-        let payload_type = field(fields.payload_type, "payloadType")?;
-        within(|| "the field `payloadType`".to_owned(), payload_type.len(), MAX_FIELD_BYTES)?;
-        let payload_type: String =
-            serde_json::from_str(payload_type).map_err(|_| EnvelopeError::Field("payloadType"))?;
-        let signatures: Vec<&RawValue> = serde_json::from_str(field(fields.signatures, "signatures")?)
-            .map_err(|_| EnvelopeError::Field("signatures"))?;
-        if signatures.len() > MAX_SIGNATURES {
-            return Err(EnvelopeError::TooManySignatures(signatures.len()));
-        }
-        let signatures =
-            signatures.into_iter().map(read_signature).collect::<Result<Vec<_>, EnvelopeError>>()?;
-        let sigstore = match fields.sigstore {
-            Some(raw) => {
-                within(|| "the sigstore bundle".to_owned(), raw.get().len(), MAX_SIGSTORE_BYTES)?;
-                Some(RawJson(raw.to_owned()))
-            }
-            None => None,
-        };
-        let extra = fields.extra.into_iter().map(|(name, raw)| (name, RawJson(raw.to_owned()))).collect();
-        Ok(Envelope { payload, payload_type, signatures, sigstore, extra })
+        read(line).map(|read| read.envelope)
+    }
+
+    /// [`Envelope::parse`], with the JSON text of each signature object as `line` holds it, in the
+    /// order of `signatures`: what a join copies from another copy of a line ([`add_to_line`]).
+    ///
+    /// # Errors
+    /// As [`Envelope::parse`].
+    pub fn parse_with_signature_texts(line: &[u8]) -> Result<(Self, Vec<&str>), EnvelopeError> {
+        read(line).map(|read| (read.envelope, read.signatures))
     }
 
     /// The envelope as one JSON line (no trailing newline), keys sorted: the payload in standard
-    /// base64, the signatures as given, the `sigstore` bundle and unknown fields as they were
-    /// read (as canonical JSON when this crate made them).
+    /// base64, each signature as [`Signature::json`], the `sigstore` bundle and unknown fields as
+    /// they were read (as canonical JSON when this crate made them). For a line this crate makes;
+    /// a signature added to a line read is written into that line's text ([`add_to_line`]).
     #[must_use]
     pub fn to_line(&self) -> Vec<u8> {
         let text = |value: Value| super::canonical::value_to_canonical(&value);
-        let sigs = self
-            .signatures
-            .iter()
-            .map(|s| serde_json::json!({ "keyid": s.keyid, "sig": STANDARD.encode(&s.sig) }))
-            .collect();
+        let sigs: Vec<String> = self.signatures.iter().map(Signature::json).collect();
         let mut fields: Vec<(&str, Vec<u8>)> = vec![
             ("payload", text(Value::String(STANDARD.encode(&self.payload)))),
             ("payloadType", text(Value::String(self.payload_type.clone()))),
-            ("signatures", text(Value::Array(sigs))),
+            ("signatures", format!("[{}]", sigs.join(",")).into_bytes()),
         ];
         if let Some(bundle) = &self.sigstore {
             fields.push(("sigstore", bundle.get().as_bytes().to_vec()));
@@ -342,16 +328,146 @@ impl Envelope {
     }
 }
 
-/// One signature of the `signatures` array, its size checked before it is decoded.
-fn read_signature(raw: &RawValue) -> Result<Signature, EnvelopeError> {
+/// An envelope read from a line, with the JSON text of its `signatures` array and of each
+/// signature object in it, as the line holds them (slices of it).
+struct Read<'a> {
+    envelope: Envelope,
+    array: &'a str,
+    signatures: Vec<&'a str>,
+}
+
+/// Reads one envelope from its JSON text ([`Envelope::parse`]).
+fn read(line: &[u8]) -> Result<Read<'_>, EnvelopeError> {
+    within(|| "the line".to_owned(), line.len(), MAX_LINE_BYTES)?;
+    let fields: Fields<'_> = serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
+    for (name, raw) in &fields.extra {
+        within(
+            || format!("the field `{}`", crate::model::shown::shown(name, 64)),
+            raw.get().len(),
+            MAX_FIELD_BYTES,
+        )?;
+    }
+    let payload: Cow<'_, str> = serde_json::from_str(field(fields.payload, "payload")?)
+        .map_err(|_| EnvelopeError::Field("payload"))?;
+    let payload = decode_base64(&payload)?;
+    let payload_type = field(fields.payload_type, "payloadType")?;
+    within(|| "the field `payloadType`".to_owned(), payload_type.len(), MAX_FIELD_BYTES)?;
+    let payload_type: String =
+        serde_json::from_str(payload_type).map_err(|_| EnvelopeError::Field("payloadType"))?;
+    let array = field(fields.signatures, "signatures")?;
+    let texts: Vec<&RawValue> =
+        serde_json::from_str(array).map_err(|_| EnvelopeError::Field("signatures"))?;
+    if texts.len() > MAX_SIGNATURES {
+        return Err(EnvelopeError::TooManySignatures(texts.len()));
+    }
+    let texts: Vec<&str> = texts.into_iter().map(RawValue::get).collect();
+    let signatures = texts.iter().map(|t| read_signature(t)).collect::<Result<Vec<_>, EnvelopeError>>()?;
+    let sigstore = match fields.sigstore {
+        Some(raw) => {
+            within(|| "the sigstore bundle".to_owned(), raw.get().len(), MAX_SIGSTORE_BYTES)?;
+            Some(RawJson(raw.to_owned()))
+        }
+        None => None,
+    };
+    let extra = fields.extra.into_iter().map(|(name, raw)| (name, RawJson(raw.to_owned()))).collect();
+    let envelope = Envelope { payload, payload_type, signatures, sigstore, extra };
+    Ok(Read { envelope, array, signatures: texts })
+}
+
+/// One signature object of the `signatures` array, its size checked before it is decoded; its
+/// members other than `keyid` and `sig` are ignored.
+fn read_signature(text: &str) -> Result<Signature, EnvelopeError> {
     // Base64 takes 4 bytes for every 3; the key id and the JSON around them get a field's room.
     let base64_max = MAX_SIGNATURE_BYTES.div_ceil(3) * 4;
-    within(|| "a signature".to_owned(), raw.get().len(), base64_max + MAX_FIELD_BYTES)?;
-    let s: WireSignature = serde_json::from_str(raw.get()).map_err(|_| EnvelopeError::Field("signatures"))?;
+    within(|| "a signature".to_owned(), text.len(), base64_max + MAX_FIELD_BYTES)?;
+    // An object, never the array serde would also read into the struct.
+    if !text.starts_with('{') {
+        return Err(EnvelopeError::Field("signatures"));
+    }
+    let s: WireSignature = serde_json::from_str(text).map_err(|_| EnvelopeError::Field("signatures"))?;
     within(|| "a signature".to_owned(), s.sig.len(), base64_max)?;
     let sig = decode_base64(&s.sig)?;
     within(|| "a signature".to_owned(), sig.len(), MAX_SIGNATURE_BYTES)?;
     Ok(Signature { keyid: s.keyid, sig })
+}
+
+/// `line`, an envelope's JSON text, with the signature objects `added` appended inside its
+/// `signatures` array and, when given, the Sigstore bundle `sigstore` as a new last member.
+/// Nothing else of the line changes: the payload's text, every member and its order, each earlier
+/// signature object as written (unknown members, base64 alphabet, padding), white space. Each
+/// added text is a signature object: [`Signature::json`] for a new one, or as another copy of the
+/// line holds it ([`Envelope::parse_with_signature_texts`]). Every writer that adds a signature to
+/// a line it read writes the line this gives (`attest sign`, `attest approve`, the join of two
+/// copies of a line), never the envelope again: a signature vouches for the payload, and a line
+/// rewritten would drop what the others wrote into it.
+///
+/// # Errors
+/// `line` is not an envelope ([`Envelope::parse`]), an added text is not one signature object on
+/// one line, the line would carry more than [`MAX_SIGNATURES`], or `sigstore` is given for a line
+/// that carries a bundle already (a line holds one).
+pub fn add_to_line<S: AsRef<str>>(
+    line: &[u8],
+    added: &[S],
+    sigstore: Option<&RawJson>,
+) -> Result<Vec<u8>, EnvelopeError> {
+    let read = read(line)?;
+    addable(&read, added, sigstore)?;
+    // The `]` closing the array, and the `}` closing the object (white space may follow it).
+    let close = offset_in(line, read.array).map(|at| at + read.array.len() - 1);
+    let end = line.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    let (Some(close), Some(end)) = (close, end) else {
+        return Err(EnvelopeError::Field("signatures"));
+    };
+    let mut out = Vec::with_capacity(line.len() + added.iter().map(|t| t.as_ref().len() + 1).sum::<usize>());
+    out.extend_from_slice(&line[..close]);
+    for (i, text) in added.iter().enumerate() {
+        if i > 0 || !read.signatures.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(text.as_ref().as_bytes());
+    }
+    out.extend_from_slice(&line[close..end]);
+    if let Some(bundle) = sigstore {
+        out.extend_from_slice(b",\"sigstore\":");
+        out.extend_from_slice(bundle.get().as_bytes());
+    }
+    out.extend_from_slice(&line[end..]);
+    Ok(out)
+}
+
+/// Whether `added` and `sigstore` can be added to the line `read` ([`add_to_line`]).
+fn addable<S: AsRef<str>>(
+    read: &Read<'_>,
+    added: &[S],
+    sigstore: Option<&RawJson>,
+) -> Result<(), EnvelopeError> {
+    let count = read.signatures.len() + added.len();
+    if count > MAX_SIGNATURES {
+        return Err(EnvelopeError::TooManySignatures(count));
+    }
+    for text in added.iter().map(AsRef::as_ref) {
+        read_signature(text)?;
+        // One JSON value, nothing around it, on one line.
+        let alone = serde_json::from_str::<&RawValue>(text).is_ok_and(|raw| raw.get() == text);
+        if !alone || text.contains('\n') {
+            return Err(EnvelopeError::Field("signatures"));
+        }
+    }
+    if let Some(bundle) = sigstore {
+        if read.envelope.sigstore.is_some() {
+            return Err(EnvelopeError::Json("the field `sigstore` appears twice".to_owned()));
+        }
+        if bundle.get().contains('\n') {
+            return Err(EnvelopeError::Field("sigstore"));
+        }
+    }
+    Ok(())
+}
+
+/// Where `part`, a slice of `line`'s text, begins in it; `None` when it is no slice of it.
+fn offset_in(line: &[u8], part: &str) -> Option<usize> {
+    let at = part.as_ptr().addr().checked_sub(line.as_ptr().addr())?;
+    (at + part.len() <= line.len() && !part.is_empty()).then_some(at)
 }
 
 #[cfg(test)]
@@ -407,6 +523,75 @@ mod tests {
         let line = env.to_line();
         assert_eq!(Envelope::parse(&line).unwrap(), env);
         assert!(!line.contains(&b'\n'));
+    }
+
+    #[test]
+    fn a_signature_added_to_a_line_leaves_every_other_byte_as_written() {
+        // Members out of order (as speccoder 0.9.0 writes them), URL-safe unpadded base64, white
+        // space, an unknown member of the envelope and one of a signature object.
+        let payload = URL_SAFE_NO_PAD.encode([0xfbu8, 0xff, 0x3e]);
+        let ada =
+            format!(r#"{{"note":"kept?", "sig":"{}","keyid":"ada"}}"#, URL_SAFE_NO_PAD.encode(b"a\xfb?"));
+        let head = format!(r#"{{"payloadType":"t" , "payload":"{payload}","signatures":[ {ada} "#);
+        let tail = r#"],"zz":{ "y" : 1.50 }} "#;
+        let line = format!("{head}{tail}");
+        let read = Envelope::parse(line.as_bytes()).unwrap();
+        let bob = Signature { keyid: "bob".into(), sig: b"b".to_vec() };
+        assert_eq!(bob.json(), r#"{"keyid":"bob","sig":"Yg=="}"#);
+        let added = add_to_line(line.as_bytes(), &[bob.json()], None).unwrap();
+        assert_eq!(String::from_utf8(added.clone()).unwrap(), format!("{head},{}{tail}", bob.json()));
+        let again = Envelope::parse(&added).unwrap();
+        assert_eq!(again.signatures, [read.signatures[0].clone(), bob]);
+        assert_eq!((again.payload, again.extra), (read.payload, read.extra));
+        // A join copies a signature object as the other copy writes it.
+        let (_, texts) = Envelope::parse_with_signature_texts(line.as_bytes()).unwrap();
+        assert_eq!(texts, [ada.as_str()]);
+        let copied =
+            add_to_line(br#"{"payload":"","payloadType":"t","signatures":[]}"#, &texts, None).unwrap();
+        assert_eq!(
+            copied,
+            format!(r#"{{"payload":"","payloadType":"t","signatures":[{ada}]}}"#).into_bytes()
+        );
+    }
+
+    #[test]
+    fn a_keyless_signature_adds_its_bundle_as_the_last_member() {
+        let line = b"{\"signatures\":[ ],\"payload\":\"e30\",\"payloadType\":\"t\"}\r";
+        let sig = Signature { keyid: "sigstore".into(), sig: b"s".to_vec() };
+        let bundle = RawJson::from_value(&serde_json::json!({"b": 1})).unwrap();
+        let added = add_to_line(line, &[sig.json()], Some(&bundle)).unwrap();
+        let expected = format!(
+            "{{\"signatures\":[ {}],\"payload\":\"e30\",\"payloadType\":\"t\",\"sigstore\":{{\"b\":1}}}}\r",
+            sig.json()
+        );
+        assert_eq!(String::from_utf8(added).unwrap(), expected);
+        assert_eq!(Envelope::parse(expected.as_bytes()).unwrap().sigstore, Some(bundle.clone()));
+        let twice = add_to_line(expected.as_bytes(), &[] as &[&str], Some(&bundle));
+        assert!(matches!(twice, Err(EnvelopeError::Json(m)) if m.contains("`sigstore` appears twice")));
+    }
+
+    #[test]
+    fn what_would_not_read_back_as_a_signature_is_never_added() {
+        let one = r#"{"keyid":"k","sig":"c2ln"}"#;
+        let full =
+            format!(r#"{{"payload":"","payloadType":"t","signatures":[{}]}}"#, vec![one; 16].join(","));
+        assert_eq!(add_to_line(full.as_bytes(), &[one], None), Err(EnvelopeError::TooManySignatures(17)));
+        let empty = br#"{"payload":"","payloadType":"t","signatures":[]}"#;
+        for bad in [r#"["k","c2ln"]"#, r#" {"sig":"c2ln"}"#, "{\"sig\":\n\"c2ln\"}", r#"{"sig":"%%"}"#, "{}"]
+        {
+            assert!(add_to_line(empty, &[bad], None).is_err(), "{bad}");
+        }
+        assert!(add_to_line(b"{}", &[one], None).is_err());
+    }
+
+    #[test]
+    fn a_signature_object_s_unknown_members_are_ignored_and_an_array_is_no_signature() {
+        let line = |sig: &str| format!(r#"{{"payload":"","payloadType":"t","signatures":[{sig}]}}"#);
+        let read =
+            Envelope::parse(line(r#"{"sig":"c2ln","cert":{"x":[1]},"keyid":"k"}"#).as_bytes()).unwrap();
+        assert_eq!(read.signatures, [Signature { keyid: "k".into(), sig: b"sig".to_vec() }]);
+        let array = Envelope::parse(line(r#"["k","c2ln"]"#).as_bytes());
+        assert_eq!(array, Err(EnvelopeError::Field("signatures")));
     }
 
     #[test]

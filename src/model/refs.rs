@@ -125,6 +125,16 @@ fn published_reading(name: &str) -> Option<(String, String)> {
     Some((unit.to_owned(), published_task_of(task)?))
 }
 
+/// The `(unit, task)` the skip reference `name` may be the skip of: by our spelling
+/// ([`skipped_ref`]), then by the published speccoder's ([`published_skipped_ref`]) where that
+/// reads otherwise; none for a name neither reads.
+#[must_use]
+pub fn skip_readings(name: &str) -> Vec<(String, String)> {
+    let ours = our_reading(name);
+    let published = published_reading(name).filter(|reading| ours.as_ref() != Some(reading));
+    ours.into_iter().chain(published).collect()
+}
+
 /// What the name of a reference under [`SKIPPED_PREFIX`] says of the skips of one unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkipOf {
@@ -301,6 +311,17 @@ pub fn stands_for(reference: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skip_ref_is_read_as_ours_then_as_the_published_speccoder_s_where_that_reads_otherwise() {
+        let read = |name: &str| skip_readings(&format!("{SKIPPED_PREFIX}{name}"));
+        let pair = |unit: &str, task: &str| (unit.to_owned(), task.to_owned());
+        assert_eq!(read("s/1%2E2"), [pair("s", "1.2")]);
+        assert_eq!(read("001-a/T006"), [pair("001-a", "T006")], "both spellings alike: one reading");
+        assert_eq!(read("add.v2/1.2"), [pair("add.v2", "1.2")]);
+        assert_eq!(read("a%2Eb/T006"), [pair("a.b", "T006"), pair("a%2Eb", "T006")]);
+        assert!(read("no-task").is_empty());
+    }
 
     #[test]
     fn a_speccoder_reference_stands_for_its_task_or_unit_as_written_and_on_one_line() {

@@ -280,9 +280,7 @@ fn commands_escaped<'t>(text: &'t str, starts: &[&str]) -> Cow<'t, str> {
     }
     let mut out = String::with_capacity(safe.len() + 16);
     for piece in safe.split_inclusive('\n') {
-        let piece = LEGACY_COMMANDS
-            .iter()
-            .fold(piece.to_owned(), |line, c| line.replace(c, &format!("\\u{{23}}{}", &c[1..])));
+        let piece = in_line_commands_escaped(piece);
         if command(&piece) {
             let blanks = piece.len() - piece.trim_start().len();
             let (lead, rest) = piece.split_at(blanks);
@@ -302,6 +300,23 @@ fn commands_escaped<'t>(text: &'t str, starts: &[&str]) -> Cow<'t, str> {
 /// The workflow commands a CI runner acts on wherever they are in a line: GitHub's legacy
 /// `##[name]` and Azure Pipelines' `##vso[`.
 const LEGACY_COMMANDS: [&str; 2] = ["##[", "##vso["];
+
+/// `text` with the first `#` of each workflow command a runner finds anywhere in a line
+/// ([`LEGACY_COMMANDS`]) escaped (`\u{23}`), as [`ci_safe`] and [`workflow_safe`] escape it: for
+/// text quoted inside a line of ours that no runner may act on, wherever the file goes (a
+/// Markdown code span: `attest verify --markdown` and the step summary of `--github`), which
+/// starts no line of its own.
+#[must_use]
+pub fn in_line_commands_escaped(text: &str) -> Cow<'_, str> {
+    if !LEGACY_COMMANDS.iter().any(|c| text.contains(c)) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        LEGACY_COMMANDS
+            .iter()
+            .fold(text.to_owned(), |line, c| line.replace(c, &format!("\\u{{23}}{}", &c[1..]))),
+    )
+}
 
 /// One line of JSON (`--json`) as it may reach a CI log: the same JSON value, with the second `#`
 /// of each command [`ci_safe`] neutralises wherever it is written as `\u0023`. JSON holds `#` only

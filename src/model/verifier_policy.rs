@@ -232,7 +232,9 @@ pub struct Rule {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Approvals {
-    /// How many distinct approvers, at least 1.
+    /// How many distinct approvers, at least 1; with `by`, at most the number of distinct people
+    /// it names (one person counts once; names equal without regard to case and Unicode
+    /// composition are one person), unless it names `"*"`.
     pub count: Count,
     /// Who counts as an approver (principals, `"*"` for any the trust accepts); at least one.
     /// Absent: anyone the trust accepts.
@@ -344,14 +346,21 @@ pub fn identities<'p>(kind: &str, principals: &'p [String]) -> impl Iterator<Ite
     principals.iter().map(move |p| if by_address { email_of(p).unwrap_or(p) } else { p.as_str() })
 }
 
-/// Whether two identities ([`identities`]) are one person's: compared in their [`canonical`]
-/// form and without regard to case (Unicode's full case folding: `STRASSE` is `straße`, a final
-/// `ς` is `σ`), since whoever holds a key chooses the case of its user id, and an address's domain
-/// (and in practice its local part) is read without it.
+/// Whether two identities ([`identities`]) are one person's: equal in their [`person_form`].
 #[must_use]
 pub fn same_identity(a: &str, b: &str) -> bool {
-    let folded = |id: &str| canonical(&unicase::UniCase::new(canonical(id)).to_folded_case()).into_owned();
-    a == b || folded(a) == folded(b)
+    a == b || person_form(a) == person_form(b)
+}
+
+/// The one form in which two identities ([`identities`]), or two names of a rule's
+/// `approvals.by`, are told to be one person: the [`canonical`] form without regard to case
+/// (Unicode's full case folding: `STRASSE` is `straße`, a final `ς` is `σ`), since whoever holds
+/// a key chooses the case of its user id, and an address's domain (and in practice its local
+/// part) is read without it. A wildcard (`*`, `?`) is left as it is, so that a pattern in this
+/// form matches the others in this form.
+#[must_use]
+pub fn person_form(id: &str) -> String {
+    canonical(&unicase::UniCase::new(canonical(id)).to_folded_case()).into_owned()
 }
 
 /// `text` in the one form identities and unit names are compared in: Unicode's canonical
@@ -629,7 +638,7 @@ impl VerifierPolicy {
                     format!("rule `{}` has no units; write units = [\"<glob>\"], such as [\"*\"]", r.name),
                 ));
             }
-            if let Some(message) = empty_list(r) {
+            if let Some(message) = empty_list(r).or_else(|| approvals_beyond_by(r)) {
                 return Err(at(text, start, message));
             }
             let lists = [
@@ -709,6 +718,28 @@ fn empty_list(rule: &Rule) -> Option<String> {
     ];
     let (_, key, never, instead) = lists.into_iter().find(|(is_empty, ..)| *is_empty)?;
     Some(format!("rule `{}` has `{key} = []`: {never}; {instead}", rule.name))
+}
+
+/// What to write instead of an `approvals` whose `count` is more than the people its `by` names,
+/// which no tick could ever meet: one person counts once, and two names equal in their
+/// [`person_form`] are one person, as the rule counts them. A `by` naming `"*"` (anyone the trust
+/// accepts) sets no bound.
+fn approvals_beyond_by(rule: &Rule) -> Option<String> {
+    let approvals = rule.approvals.as_ref()?;
+    let by = approvals.by.as_ref()?;
+    if by.iter().any(|p| p.as_str() == ANY) {
+        return None;
+    }
+    let people: std::collections::HashSet<String> = by.iter().map(|p| person_form(p.as_str())).collect();
+    let count = approvals.count.0;
+    (count as usize > people.len()).then(|| {
+        format!(
+            "rule `{}` has `approvals.count = {count}`, more than the {} distinct people its `by` names (one person counts once, and names that differ only in case or in Unicode's composed and decomposed forms are one person), so no tick of its units could ever meet it; write count = {} or less, or name more approvers in `by`",
+            rule.name,
+            people.len(),
+            people.len(),
+        )
+    })
 }
 
 /// Where a parser's error that names no place is, and what to do: a key of more dots than the
@@ -989,6 +1020,33 @@ signers = ["*"]
         let text = "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nphases = []\n";
         let p = VerifierPolicy::parse(text.as_bytes(), "p").expect("no phase asked for, as without `phases`");
         assert_eq!(p.rules().next().and_then(|r| r.phases.as_deref()), Some(&[][..]));
+    }
+
+    #[test]
+    fn a_count_of_approvals_beyond_the_people_by_names_is_refused_at_its_rule_saying_what_to_write() {
+        for (by, count, people) in [
+            (r#"["bob@example.com"]"#, 3, 1),
+            // One person however the name's case or composition is written.
+            (r#"["bob@example.com", "BOB@Example.COM", "jos\u00e9@x", "jose\u0301@x"]"#, 3, 2),
+        ] {
+            let text = format!(
+                "version = 1\n\n [[rule]]\nname = \"a\"\nunits = [\"*\"]\napprovals = {{ count = {count}, by = {by} }}\n"
+            );
+            let e = error(&text);
+            assert_eq!((e.line, e.column), (3, 2), "{by}: {e}");
+            let said =
+                format!("`approvals.count = {count}`, more than the {people} distinct people its `by` names");
+            assert!(e.message.starts_with("rule `a` ") && e.message.contains(&said), "{by}: {e}");
+            assert!(e.message.contains(&format!("write count = {people} or less")), "{by}: {e}");
+        }
+        for holds in [
+            r#"approvals = { count = 2, by = ["bob@example.com", "carol@example.com"] }"#,
+            r#"approvals = { count = 3, by = ["bob@example.com", "*"] }"#,
+            "approvals = { count = 3 }",
+        ] {
+            let text = format!("version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\n{holds}\n");
+            assert!(VerifierPolicy::parse(text.as_bytes(), "p").is_ok(), "{holds}");
+        }
     }
 
     #[test]

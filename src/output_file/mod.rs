@@ -104,6 +104,10 @@ pub enum Problem {
     /// could not be given its group or its permissions ([`Unkept`]).
     #[error("{0}")]
     Unkept(Unkept),
+    /// A directory that must be this user's alone is not ([`make_own_dirs`]): another user owns
+    /// it.
+    #[error("it {0}")]
+    NotOwn(crate::input::Foreign),
     /// The system's reason, and its kind, which the advice follows.
     #[error("{0}")]
     Io(String, std::io::ErrorKind),
@@ -144,6 +148,7 @@ impl Problem {
             Problem::Unkept(Unkept::Attribute { .. }) => {
                 "name a new directory instead, or an empty one whose group this user is in"
             }
+            Problem::NotOwn(_) => "write in a directory of your own",
             Problem::Io(_, kind) => io_advice(*kind),
         };
         advice.into()
@@ -204,9 +209,30 @@ pub fn write_whole_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), OutputError> {
+    write_whole_as(path, None, write)
+}
+
+/// [`write_whole`] for a file this user keeps for themself ([`crate::input::read_own`]): the new
+/// file is readable and writable by this user alone (`rw-------`), whatever the file it replaces
+/// allowed.
+///
+/// # Errors
+/// As [`write_whole`].
+pub fn write_whole_own(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_whole_as(path, own_file_mode(), |file| file.write_all(bytes))
+}
+
+/// [`write_whole_with`], the new file given `mode` when one is given, else the permissions of the
+/// file it replaces (or a new file's).
+fn write_whole_as(
+    path: &Path,
+    mode: Option<std::fs::Permissions>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
     let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
     let dir = usable_parent(path).map_err(fail)?;
-    let permissions = existing_regular(path).map_err(fail)?.map(|meta| plain_mode(meta.permissions()));
+    let existing = existing_regular(path).map_err(fail)?.map(|meta| plain_mode(meta.permissions()));
+    let permissions = mode.or(existing);
     let name = path.file_name().ok_or(Problem::NoName).map_err(fail)?;
     let partial = Partial::beside(dir, path, new_dir_mode()).map_err(|e| fail(Problem::io(&e)))?;
     let new = partial.path().join(name);
@@ -304,6 +330,49 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
         }
         Err(e) => Err(fail(Problem::io(&e))),
     }
+}
+
+/// Makes sure `dir` and the directories above it, `levels` in all, are this user's alone, for a
+/// file this user keeps for themself ([`crate::input::read_own`] reads it with the same
+/// `levels`): what is missing is created `rwx------`; one of this user's that others may write is
+/// made writable by this user alone; one that is another user's, a symbolic link or no directory
+/// is refused and left as it is.
+///
+/// # Errors
+/// [`OutputError`]: a directory another user owns ([`Problem::NotOwn`]), a link or something
+/// else where a directory should be, or one that cannot be created or changed.
+pub fn make_own_dirs(dir: &Path, levels: usize) -> Result<(), OutputError> {
+    let chain: Vec<&Path> = dir.ancestors().take(levels).filter(|at| !at.as_os_str().is_empty()).collect();
+    for at in chain.into_iter().rev() {
+        own_dir_made(at).map_err(|problem| OutputError { path: at.to_owned(), problem })?;
+    }
+    Ok(())
+}
+
+/// [`make_own_dirs`] for the one directory `at`, whose parent is ready.
+fn own_dir_made(at: &Path) -> Result<(), Problem> {
+    use crate::input::{Foreign, InputError, own_dir};
+    match std::fs::symlink_metadata(at) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            own_dir_builder().create(at).map_err(|e| Problem::io(&e))?;
+        }
+        Err(e) => return Err(Problem::io(&e)),
+        Ok(_) => {}
+    }
+    let judged = match own_dir(at) {
+        Err(InputError::NotOwn { problem: Foreign::Writable { mode, .. }, .. }) => {
+            close_to_others(at, mode).map_err(|e| Problem::io(&e))?;
+            own_dir(at)
+        }
+        judged => judged,
+    };
+    judged.map_err(|refused| match refused {
+        InputError::NotOwn { problem: Foreign::Link, .. } => Problem::Symlink,
+        InputError::NotOwn { problem: Foreign::NotDirectory(kind), .. } => Problem::NotDirectory(kind),
+        InputError::NotOwn { problem, .. } => Problem::NotOwn(problem),
+        InputError::Io { source, .. } => Problem::io(&source),
+        other => Problem::Io(other.reason(), std::io::ErrorKind::Other),
+    })
 }
 
 /// A directory a user named, filled whole or not at all: its files are written into a new
@@ -650,6 +719,29 @@ fn new_dir_mode() -> Option<std::fs::Permissions> {
     Some(std::fs::Permissions::from_mode(0o777))
 }
 
+/// The mode of a file this user keeps for themself, `rw-------`.
+#[cfg(unix)]
+fn own_file_mode() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Some(std::fs::Permissions::from_mode(0o600))
+}
+
+/// What creates the directories of such a file, and those above them: `rwx-------`.
+#[cfg(unix)]
+fn own_dir_builder() -> std::fs::DirBuilder {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true).mode(0o700);
+    builder
+}
+
+/// Takes group and others' write off the directory `dir` of mode `mode`.
+#[cfg(unix)]
+fn close_to_others(dir: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & !0o022))
+}
+
 /// `permissions` with the owner's read, write and search added: the files of a new directory are
 /// written into it before it gets the permissions of the one it replaces.
 #[cfg(unix)]
@@ -676,6 +768,26 @@ fn plain_mode(permissions: std::fs::Permissions) -> std::fs::Permissions {
 #[cfg(not(unix))]
 fn writable_by_owner(permissions: std::fs::Permissions) -> std::fs::Permissions {
     permissions
+}
+
+/// Elsewhere the file gets the platform's permissions.
+#[cfg(not(unix))]
+fn own_file_mode() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Elsewhere the directories get the platform's permissions.
+#[cfg(not(unix))]
+fn own_dir_builder() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    builder
+}
+
+/// Elsewhere no mode is judged ([`crate::input::own_dir`]), so none is changed.
+#[cfg(not(unix))]
+fn close_to_others(_dir: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Elsewhere a new file gets the temporary file's permissions.

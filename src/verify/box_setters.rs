@@ -7,7 +7,10 @@
 //! (its own line taken back, a ticked copy beside it), so each commit that ticks it while it is
 //! duplicated, and the commit that ticks it on one line again, sets its box. A unit's boxes in a
 //! tree are those of the directory the tree's units place it in: an OpenSpec change's archived
-//! copy shows its ticks once the active change is deleted, though nothing in the copy changed.
+//! copy shows its ticks once the active change is deleted, though nothing in the copy changed. A
+//! commit moves a unit (archives a change, moves it back) only when the directory it came from is
+//! gone from the commit; a change made active beside its archived copy is made anew, and sets
+//! every box it ticks.
 //! A task list that cannot be read ticks nothing, so the commit after it that ticks a box counts
 //! as setting it: such a setter is kept with the list that could not be read, so that the row it
 //! makes says that, never that the box was set again.
@@ -470,7 +473,10 @@ fn changing_units<'r>(
 /// listed once, however many units it is asked for): an archived copy is the unit once its
 /// active change is deleted, though nothing in the copy changed. A unit placed in the same
 /// directory in the commit and in every parent changes nothing of its boxes, and is left out;
-/// the directories placed go to `dirs`.
+/// the directories placed go to `dirs`. A unit the commit places elsewhere than a parent did,
+/// while the parent's directory is still in the commit, was not moved there (archived, moved
+/// back, its copy dated anew) but made anew beside it ([`made_anew`]): against that parent it
+/// has no directory, so the commit sets every box it ticks.
 ///
 /// # Errors
 /// A tree cannot be read.
@@ -485,10 +491,16 @@ fn located(
     let mut units = Vec::new();
     for (unit, from) in touched {
         // A unit the commit's own tree cannot place ticks nothing there, as in `ticked_in_dir`.
-        let ours = unit_dir(&ours_locator, tree, &unit, dirs)?.unwrap_or(None);
+        let (ours, our_path) = match unit_dir(&ours_locator, tree, &unit, dirs)? {
+            Ok(Some((dir, path))) => (Some(dir), Some(path)),
+            _ => (None, None),
+        };
         let mut theirs = Vec::new();
         for at in from {
-            let dir = unit_dir(&locators[at], &parents[at], &unit, dirs)?;
+            let dir = match unit_dir(&locators[at], &parents[at], &unit, dirs)? {
+                Ok(Some((_, path))) if made_anew(tree, our_path.as_deref(), &path)? => Ok(None),
+                placed => placed.map(|found| found.map(|(dir, _)| dir)),
+            };
             if dir.as_ref().ok() != Some(&ours) {
                 theirs.push((at, dir.map_err(Arc::new)));
             }
@@ -500,10 +512,10 @@ fn located(
     Ok(units)
 }
 
-/// The directory `locator` places `unit` in, in `tree`, pushed to `dirs`; `None` when the tree
-/// has no such unit or cannot tell which directory is its (a change archived twice and active
-/// nowhere, a name that is a feature and a change): no box of it is ticked there, as in
-/// [`ticked`]; the inner error when the repository fails to tell (an object of the unit's
+/// The directory `locator` places `unit` in, in `tree`, with its path, pushed to `dirs`; `None`
+/// when the tree has no such unit or cannot tell which directory is its (a change archived twice
+/// and active nowhere, a name that is a feature and a change): no box of it is ticked there, as
+/// in [`ticked`]; the inner error when the repository fails to tell (an object of the unit's
 /// directory missing or corrupt).
 ///
 /// # Errors
@@ -513,15 +525,31 @@ fn unit_dir(
     tree: &GitTree<'_>,
     unit: &str,
     dirs: &mut Vec<(ObjectId, String)>,
-) -> Result<Result<Option<UnitDir>, SpecError>, VerifyError> {
+) -> Result<Result<Option<(UnitDir, String)>, SpecError>, VerifyError> {
     let loc = match locator.locate(unit) {
         Ok(loc) => loc,
         Err(e) if e.is_repository_failure() => return Ok(Err(e)),
         Err(_) => return Ok(Ok(None)),
     };
-    let found = tree.entry_id(&loc.dir)?.map(|id| UnitDir { format: loc.format, id });
+    let found = tree.entry_id(&loc.dir)?.map(|id| (UnitDir { format: loc.format, id }, loc.dir.clone()));
     dirs.push((tree.id(), loc.dir));
     Ok(Ok(found))
+}
+
+/// Whether a commit whose tree `tree` places a unit in the directory `ours` made it anew rather
+/// than moved it from `theirs`, where a parent placed it: the commit places it elsewhere, and
+/// `theirs` is still in its tree. A change is moved by `openspec archive` (into the archive), by
+/// moving it back to work on it again, or by dating its archived copy anew, each of which leaves
+/// nothing where it was; a change made active beside its archived copy is another change of the
+/// same name, whatever it holds, and none of the archived change's ticks are its own.
+///
+/// # Errors
+/// The tree cannot be read.
+fn made_anew(tree: &GitTree<'_>, ours: Option<&str>, theirs: &str) -> Result<bool, VerifyError> {
+    match ours {
+        Some(ours) if ours != theirs => Ok(tree.entry_id(theirs)?.is_some()),
+        _ => Ok(false),
+    }
 }
 
 /// The boxes of `disputed` that their merge sets: those a merge of its parents would leave
@@ -672,18 +700,46 @@ mod tests {
     }
 
     #[test]
-    fn archiving_a_change_renaming_its_copy_or_making_it_active_again_as_it_was_sets_no_box() {
+    fn archiving_a_change_renaming_its_copy_or_moving_it_back_to_work_on_it_again_sets_no_box() {
         let fixture = Fixture::new();
         let root = fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n", "a change");
         std::fs::create_dir_all(fixture.path().join("openspec/changes/archive")).unwrap();
         commit_git(&fixture, &["mv", ACTIVE, COPY], "archived");
         let renamed = "openspec/changes/archive/2026-02-02-add-x";
         commit_git(&fixture, &["mv", COPY, renamed], "another date");
-        fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n", "active again");
+        commit_git(&fixture, &["mv", renamed, ACTIVE], "active again");
         assert_eq!(setters_in(&fixture, "add-x/1.1"), [root]);
         let hand =
             fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [x] 1.2 b\n", "a hand tick");
         assert_eq!(setters_in(&fixture, "add-x/1.2"), [hand]);
+    }
+
+    #[test]
+    fn a_change_made_active_beside_its_archived_copy_sets_every_box_it_ticks_even_as_the_copy_was() {
+        let fixture = Fixture::new();
+        let root =
+            fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [ ] 1.2 b\n", "a change");
+        std::fs::create_dir_all(fixture.path().join("openspec/changes/archive")).unwrap();
+        commit_git(&fixture, &["mv", ACTIVE, COPY], "archived");
+        let copied =
+            fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [ ] 1.2 b\n", "a copy");
+        let mut expected = vec![root, copied];
+        expected.sort_unstable();
+        assert_eq!(setters_in(&fixture, "add-x/1.1"), expected, "the archived copy stays");
+    }
+
+    #[test]
+    fn a_new_change_of_an_archived_change_s_name_sets_the_boxes_it_ticks_though_the_copy_s_are_cleared() {
+        let fixture = Fixture::new();
+        let root = fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n", "a change");
+        std::fs::create_dir_all(fixture.path().join("openspec/changes/archive")).unwrap();
+        commit_git(&fixture, &["mv", ACTIVE, COPY], "archived");
+        fixture.write(&format!("{COPY}/tasks.md"), "- [ ] 1.1 a\n");
+        fixture.git(&["add", COPY]);
+        let new = fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [ ] 1.2 new\n", "new");
+        let mut expected = vec![root, new];
+        expected.sort_unstable();
+        assert_eq!(setters_in(&fixture, "add-x/1.1"), expected);
     }
 
     #[test]

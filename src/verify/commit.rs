@@ -9,6 +9,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::check::agreement::{Cited, Learned, Rules};
+use crate::check::completeness::notes_fetched_from;
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, SignerInfo};
@@ -21,6 +22,7 @@ use crate::model::policy::Recipe;
 use crate::model::predicate::Carried;
 use crate::model::shown::shown;
 use crate::model::trailer_keys::HELD_OUT;
+use crate::verify::completeness::note_not_fetched;
 use crate::verify::held_out::PublishedSets;
 use crate::verify::parallel;
 use crate::verify::policy::evidence::SignedEvidence;
@@ -359,10 +361,15 @@ impl<'r> Checker<'r> {
         }
     }
 
-    /// The `note_missing` message: fetch the evidence where a remote may have it; else say there
-    /// is none to fetch it from.
+    /// The `note_missing` message: fetch the evidence where a remote may have it; when the notes
+    /// of a remote were fetched already and it is not among them, push it from where it was made
+    /// or fetch it from where the commit came from ([`note_not_fetched`]); else say there is no
+    /// remote to fetch it from.
     fn no_note_message(&self) -> String {
-        if self.repo.remote_names().is_empty() {
+        let fetched = notes_fetched_from(self.repo);
+        if !fetched.is_empty() {
+            note_not_fetched(&fetched, None)
+        } else if self.repo.remote_names().is_empty() {
             format!(
                 "the task commit has no note in {NOTES_REF}, and this repository has no remote to fetch it from: attest the task again"
             )

@@ -1,31 +1,27 @@
 //! What a clone may lack for the check of a history, said plainly instead of as evidence that
-//! fails: history cut off by a shallow clone, notes never fetched, and a trust file a partial
-//! clone (`--filter=blob:none`) leaves on its promisor remote. What the check of each task commit
-//! needs (its parent, the file contents it reads) is [`crate::check::completeness`], which the
-//! producer shares.
+//! fails: history cut off by a shallow clone, and notes never fetched. What the check of each
+//! task commit needs (its parent, the file contents it reads) is [`crate::check::completeness`],
+//! which the producer shares; a trust or policy file read from a revision is fetched where it is
+//! read (`check::trust::read_rev_file`).
 
 use gix::ObjectId;
 
-use crate::check::completeness::{ShallowCut, parents_here};
+use crate::check::completeness::{ShallowCut, parents_here, remotes_named};
 use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::one_line;
 use crate::verify::error::VerifyError;
 
-/// In a partial clone, fetches the blob `REV:PATH` names (a trust file read from a revision)
-/// when it is missing.
-///
-/// # Errors
-/// The fetch fails.
-pub fn fetch_revision_file(repo: &Repo, spec: &str) -> Result<(), VerifyError> {
-    if repo.promisor_remote().is_none() {
-        return Ok(());
-    }
-    // An unknown revision is reported where the file is read.
-    if let Ok(blob) = repo.rev_parse(spec) {
-        repo.fetch_missing_objects(&[blob])?;
-    }
-    Ok(())
+/// The `note_missing` message of a task commit whose note is in none of the notes fetched from
+/// `remotes` (nor in ours, where they were merged), `aside` said of those notes: the clone that
+/// attested it pushed the note elsewhere, or not yet, which this clone cannot tell apart.
+#[must_use]
+pub fn note_not_fetched(remotes: &[String], aside: Option<&str>) -> String {
+    let aside = aside.map(|a| format!(" ({a})")).unwrap_or_default();
+    format!(
+        "the task commit has no note in {NOTES_REF}, nor in the notes fetched from {}{aside}: the clone that attested it pushed its note elsewhere (for a pull request from a fork, to the fork), or not yet; push it from that clone (`speccoder attest push <remote>`), or fetch the notes of the remote the commit came from (`speccoder attest fetch <remote>`), or attest the task again",
+        remotes_named(remotes)
+    )
 }
 
 /// What the check needs of the history, for [`history_reaches`].
@@ -36,7 +32,7 @@ pub struct HistoryNeeds<'a> {
     /// Ticked tasks for which no task commit was found: in a shallow clone, it may lie beyond.
     pub unexplained: Vec<&'a str>,
     /// The base was named (or found) but no merge base with the head was.
-    pub base_unrelated: bool,
+    pub unrelated_base: Option<UnrelatedBase>,
     /// Every commit a range walk yielded (`attest verify [A..B]`): one at the shallow boundary
     /// means the walk stopped there, cut off, unless its parents are the base or below it.
     pub walked: &'a [ObjectId],
@@ -47,17 +43,39 @@ pub struct HistoryNeeds<'a> {
     pub reached: Option<&'a [ObjectId]>,
 }
 
+/// A base with which the head has no merge base in this clone.
+#[derive(Debug)]
+pub struct UnrelatedBase {
+    /// The base's commit.
+    pub tip: ObjectId,
+    /// How it was named: `--base REV`, or the default branch's reference.
+    pub name: String,
+    /// Whether it is the default branch (no `--base` was given).
+    pub by_default: bool,
+}
+
+impl UnrelatedBase {
+    /// The base as a message names it.
+    fn said(&self) -> String {
+        let what = if self.by_default { "the default branch" } else { "the base" };
+        format!("{what} `{}`", one_line(&self.name))
+    }
+}
+
 /// In a shallow clone, refuses a check whose history crosses the shallow boundary (a task
 /// commit at the boundary, a ticked task whose commit was not found where the checked history
-/// reaches the boundary, a base beyond it, a walked range that stopped at the boundary rather
-/// than at its base or a root), saying to fetch the whole history; a complete clone always
-/// passes, and so does a checked history that is whole where only another branch was cut.
+/// reaches the boundary, a base beyond it, a base with no merge base with the head where either
+/// history reaches the boundary, a walked range that stopped at the boundary rather than at its
+/// base or a root), saying to fetch the whole history; a complete clone always passes, and so
+/// does a checked history that is whole where only another branch was cut.
 ///
 /// # Errors
 /// [`VerifyError::Shallow`].
 pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), VerifyError> {
     let boundary = repo.shallow_boundary()?;
-    let Some(first) = boundary.first() else { return Ok(()) };
+    if boundary.is_empty() {
+        return Ok(());
+    }
     parents_here(&boundary, needs.commits)?;
     let (at, why) = if let (Some(task), Some(cut)) =
         (needs.unexplained.first(), cut_in_reach(needs, &boundary))
@@ -67,8 +85,10 @@ pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), Veri
             n => format!(" and {} other ticked task(s)", n - 1),
         };
         (cut, format!("no task commit for {task}{others} was found above it"))
-    } else if needs.base_unrelated {
-        (*first, "the merge base of the head and the base lies beyond it".to_owned())
+    } else if let Some(base) = &needs.unrelated_base
+        && let Some(cut) = merge_base_cut_at(repo, needs, base, &boundary)?
+    {
+        (cut, format!("the merge base of the head and {} lies beyond it", base.said()))
     } else if let Some(c) = walk_cut_off_at(repo, needs, &boundary)? {
         let to = needs.base.map_or_else(|| "its root commits".to_owned(), |b| format!("the base {b}"));
         (
@@ -119,6 +139,22 @@ fn cut_in_reach(needs: &HistoryNeeds<'_>, boundary: &[ObjectId]) -> Option<Objec
         None => boundary.first().copied(),
         Some(reached) => reached.iter().filter(|c| boundary.binary_search(c).is_ok()).min().copied(),
     }
+}
+
+/// The first commit at the shallow `boundary` (sorted) that the head's history
+/// ([`cut_in_reach`]) or the unrelated `base`'s reaches: where their merge base may have been cut
+/// off. `None`: both histories are whole here, and truly share no commit.
+fn merge_base_cut_at(
+    repo: &Repo,
+    needs: &HistoryNeeds<'_>,
+    base: &UnrelatedBase,
+    boundary: &[ObjectId],
+) -> Result<Option<ObjectId>, VerifyError> {
+    if let Some(cut) = cut_in_reach(needs, boundary) {
+        return Ok(Some(cut));
+    }
+    let below_base = repo.walk(base.tip, &[])?;
+    Ok(below_base.into_iter().filter(|c| boundary.binary_search(c).is_ok()).min())
 }
 
 /// The first walked commit at the shallow `boundary` (sorted) whose parents (as its commit

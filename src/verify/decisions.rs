@@ -1,14 +1,15 @@
 //! Skips in the verifier's branch rows. A skip never ticks: a ticked task whose newest task commit
 //! is a skip is unverifiable, and each `refs/speccoder/skipped/<unit>/<task>` of a checked unit is
 //! listed as a `skipped` row after its commit was checked like any task commit (otherwise the row
-//! is unverifiable, with the reason). What a decision's line and trailers must say is a rule of
+//! is unverifiable, with the reason), as is each skip ref whose unit the head has nowhere, whose
+//! task is then gone at the head. What a decision's line and trailers must say is a rule of
 //! agreement ([`crate::check::decision`]).
 
 use std::collections::{HashMap, HashSet};
 
 use crate::check::outcome::{CommitOutcome, Finding, worst};
-use crate::check::trailers;
-use crate::git::{ObjectId, Repo, delete_ref_command};
+use crate::check::trailers::{self, task_trailers};
+use crate::git::{GitTree, ObjectId, Repo, delete_ref_command};
 use crate::model::predicate::Verdict;
 use crate::model::refs::{self, SkipOf};
 use crate::model::shown::shell_word;
@@ -56,23 +57,99 @@ pub fn skip_rows(
     ticked: &HashSet<String>,
     trust: &Trust,
 ) -> Result<Vec<TickReport>, VerifyError> {
-    // Each task's first ref and its others, in the order the first refs come, beside the refs
-    // that name no task.
-    let mut entries: Vec<Result<TaskSkips, TickReport>> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for (name, id, task) in unit_skip_refs(repo, unit)? {
-        let Some(task) = task else {
+    let found = unit_skip_refs(repo, unit)?.into_iter().map(|(name, id, task)| {
+        let target = task.map(|task| format!("{}/{task}", unit.name)).ok_or_else(|| {
             let raw = name.get(refs::skipped_unit_prefix(&unit.name).len()..).unwrap_or("");
-            entries.push(Err(TickReport::without_commit(
+            TickReport::without_commit(
                 format!("{}/{raw}", unit.name),
                 "bad_skip_ref",
                 format!(
                     "{name} is not a skip ref: its task part must be one escaped component, or a task id as the published speccoder writes it"
                 ),
-            )));
+            )
+        });
+        (name, id, target)
+    });
+    Ok(rows_of(repo, checker, found, ticked, trust))
+}
+
+/// One row per skip whose unit the head under review (`head_tree`) has nowhere, of the units
+/// `in_scope` takes: its directory was removed or renamed after the skip, or the change was
+/// dropped, and the skip ref stayed. The unit's own rows ([`skip_rows`]) never list it, so it is
+/// listed here, checked as any skip: its task is gone at the head (`task_gone_at_head`), which
+/// says to undo the skip or to bring the unit back. A ref read as the skip of a task of a unit
+/// the head has is that unit's, listed with it when it is checked; of its two readings (ours,
+/// the published speccoder's: [`refs::skip_readings`]), the one its commit's `Spec-Task:` names
+/// is taken, else ours.
+///
+/// # Errors
+/// The references cannot be listed, or the head's units cannot be told apart from a repository
+/// failure.
+pub fn gone_unit_skip_rows(
+    repo: &Repo,
+    checker: &Checker<'_>,
+    head_tree: &GitTree<'_>,
+    in_scope: impl Fn(&str) -> bool,
+    trust: &Trust,
+) -> Result<Vec<TickReport>, VerifyError> {
+    let locator = spec::UnitLocator::new(head_tree);
+    let mut found = Vec::new();
+    for (name, id) in repo.refs_with_prefix(refs::SKIPPED_PREFIX)? {
+        let readings = refs::skip_readings(&name);
+        if !nowhere_at_head(&locator, &readings)? {
             continue;
+        }
+        let named = repo.commit(id).ok().and_then(|commit| task_trailers(&commit.message).0);
+        let is_named = |(unit, task): &&(String, String)| named == Some(format!("{unit}/{task}"));
+        let Some((unit, task)) = readings.iter().find(is_named).or(readings.first()) else { continue };
+        if in_scope(unit) {
+            found.push((name.clone(), id, Ok(format!("{unit}/{task}"))));
+        }
+    }
+    Ok(rows_of(repo, checker, found.into_iter(), &HashSet::new(), trust))
+}
+
+/// Whether the head (`locator`'s tree) has none of the units of `readings` (a skip ref's readings,
+/// `(unit, task)`): each is unknown there, or no unit can have its name. A name that names no
+/// unit ([`refs::skip_readings`] reads none) is nowhere too.
+///
+/// # Errors
+/// The repository fails to tell (an object of the head's tree missing or corrupt).
+fn nowhere_at_head(
+    locator: &spec::UnitLocator<'_>,
+    readings: &[(String, String)],
+) -> Result<bool, VerifyError> {
+    for (unit, _) in readings {
+        match locator.locate(unit) {
+            Err(e) if e.is_repository_failure() => return Err(e.into()),
+            Err(spec::SpecError::UnknownUnit { .. } | spec::SpecError::BadUnitName { .. }) => {}
+            _ => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
+/// The rows of the skip refs `found`, each with its `<unit>/<task>` (or the row of a ref that
+/// names no task), a task's refs put together in the order its first ref comes ([`skip_row`]).
+fn rows_of(
+    repo: &Repo,
+    checker: &Checker<'_>,
+    found: impl Iterator<Item = (String, ObjectId, Result<String, TickReport>)>,
+    ticked: &HashSet<String>,
+    trust: &Trust,
+) -> Vec<TickReport> {
+    // Each task's first ref and its others, in the order the first refs come, beside the refs
+    // that name no task.
+    let mut entries: Vec<Result<TaskSkips, TickReport>> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for (name, id, target) in found {
+        let target = match target {
+            Ok(target) => target,
+            Err(bad) => {
+                entries.push(Err(bad));
+                continue;
+            }
         };
-        let target = format!("{}/{task}", unit.name);
         match at.get(&target) {
             Some(&i) => {
                 if let Some(Ok((_, _, others))) = entries.get_mut(i) {
@@ -85,7 +162,7 @@ pub fn skip_rows(
             }
         }
     }
-    Ok(entries
+    entries
         .into_iter()
         .map(|entry| {
             entry.map_or_else(
@@ -93,7 +170,7 @@ pub fn skip_rows(
                 |(target, first, others)| skip_row(repo, checker, target, &first, &others, ticked, trust),
             )
         })
-        .collect())
+        .collect()
 }
 
 /// The skip refs of `unit`, each with the task it is the skip of (`None`: under the unit's own

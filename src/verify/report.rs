@@ -11,7 +11,7 @@ use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::{Carried, Verdict};
-use crate::model::shown::{hidden_marked, in_line};
+use crate::model::shown::{hidden_marked, in_line, in_line_commands_escaped};
 use crate::model::verifier_policy::LoadedPolicy;
 use crate::verify::commit::CommitReport;
 use crate::verify::policy::evidence::SignedEvidence;
@@ -693,15 +693,19 @@ pub(crate) fn markdown_code(text: &str) -> String {
 /// it; one space pads each side, which the span strips (so text that starts or ends with a
 /// backtick stays inside). A line break becomes a space; a tab stays, as text output keeps it;
 /// any other control character, and one that reorders or hides text ([`hidden_marked`]), is
-/// written as its escape (`\u{202e}`), which a code span shows as it is. The empty text is empty.
+/// written as its escape (`\u{202e}`), which a code span shows as it is; and a workflow command
+/// a CI runner acts on anywhere in a line (`##[`, `##vso[`) has its first `#` escaped, as text
+/// output escapes it ([`in_line_commands_escaped`]): the file may be printed in a CI log. The
+/// empty text is empty.
 pub(crate) fn code_span(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
+    let text = in_line_commands_escaped(text);
     let mut longest = 0;
     let mut run = 0;
     let mut inside = String::with_capacity(text.len() + 8);
-    for (c, hidden) in hidden_marked(text) {
+    for (c, hidden) in hidden_marked(&text) {
         run = if c == '`' { run + 1 } else { 0 };
         longest = longest.max(run);
         match c {
@@ -742,6 +746,15 @@ mod tests {
         assert_eq!(markdown_code(""), "");
         // Outside a table, a pipe is text.
         assert_eq!(code_span("a|b www.evil.example"), "` a|b www.evil.example `");
+    }
+
+    #[test]
+    fn a_code_span_escapes_a_workflow_command_a_runner_finds_anywhere_in_a_line() {
+        assert_eq!(
+            markdown_code("- [x] ##vso[task.setvariable variable=X]1 ###[group]g"),
+            "` - [x] \\u{23}#vso[task.setvariable variable=X]1 #\\u{23}#[group]g `"
+        );
+        assert_eq!(code_span("## heading ::error::x"), "` ## heading ::error::x `");
     }
 
     #[cfg(feature = "sigstore")]

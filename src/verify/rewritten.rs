@@ -11,12 +11,14 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::check::carriable;
+use crate::check::completeness::{GoneCommit, notes_fetched_from};
 use crate::check::line::task_of_gone_commit;
 use crate::check::trailers::{is_skip_record, task_trailers};
 use crate::git::Repo;
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::Quoted;
 use crate::verify::commit::CommitReport;
+use crate::verify::completeness::note_not_fetched;
 
 /// The tasks whose evidence is on commits the checked head cannot reach, found once, when first
 /// asked for.
@@ -39,10 +41,11 @@ impl<'a> LostEvidence<'a> {
         self.left().unreachable.get(target).map(|left| left.commit)
     }
 
-    /// The commit whose note carries evidence for `target`, when that commit is no longer in the
-    /// repository ([`task_of_gone_commit`]).
-    pub fn gone_commit_of(&self, target: &str) -> Option<ObjectId> {
-        self.left().gone.get(target).copied()
+    /// The commit whose note carries evidence for `target`, when the repository does not hold
+    /// that commit ([`task_of_gone_commit`]), and what became of it as far as it can tell.
+    pub fn gone_commit_of(&self, target: &str) -> Option<(ObjectId, GoneCommit)> {
+        let old = *self.left().gone.get(target)?;
+        Some((old, GoneCommit::of(self.repo, old)))
     }
 
     fn left(&self) -> &Left {
@@ -76,8 +79,8 @@ impl<'a> LostEvidence<'a> {
                     ),
                 },
             }
-        } else if let Some(old) = self.gone_commit_of(&target) {
-            gone_message(&old, &target)
+        } else if let Some((old, gone)) = self.gone_commit_of(&target) {
+            gone_message(self.repo, old, &gone, &target)
         } else {
             return;
         };
@@ -109,12 +112,23 @@ pub fn lacks_note(report: &CommitReport) -> bool {
     report.findings.iter().any(|f| f.code == NOTE_MISSING)
 }
 
-/// The `note_missing` message of a task commit whose task's evidence is on `old`, a commit no
-/// longer in the repository.
-fn gone_message(old: &ObjectId, target: &str) -> String {
-    format!(
-        "the task commit has no note, and the evidence for {target} is on {old}, a commit no longer in the repository (a rewrite left it behind without `speccoder attest carry`, and git removed it since): it can be neither fetched nor carried; attest the task again"
-    )
+/// The `note_missing` message of a task commit whose task's evidence is on `old`, a commit the
+/// repository does not hold: removed since a rewrite left it behind, where only the notes written
+/// here name it; else (the notes a remote sent name it) a commit this clone may never have held,
+/// and the task commit's own note may be where that remote's was pushed from.
+fn gone_message(repo: &Repo, old: ObjectId, gone: &GoneCommit, target: &str) -> String {
+    match gone {
+        GoneCommit::Removed => format!(
+            "the task commit has no note, and the evidence for {target} is on {}: it can be neither fetched nor carried; attest the task again",
+            gone.said(old)
+        ),
+        GoneCommit::Fetched(_) => {
+            let aside = format!(
+                "they hold evidence for {target} only on {old}, a commit this clone does not hold, never fetched here or removed since, from which nothing can be carried"
+            );
+            note_not_fetched(&notes_fetched_from(repo), Some(&aside))
+        }
+    }
 }
 
 /// The `note_missing` message of a task commit whose task's evidence is on `old`, which says

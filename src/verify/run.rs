@@ -14,7 +14,7 @@ use crate::model::shown::shell_word;
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
-use crate::verify::completeness::{self, HistoryNeeds};
+use crate::verify::completeness::{self, HistoryNeeds, UnrelatedBase};
 use crate::verify::drift::{CommitDrift, drift, with_drift};
 use crate::verify::error::VerifyError;
 use crate::verify::report::{
@@ -296,10 +296,7 @@ pub fn verify_branch_into(
     let head_tree_id = repo.commit_tree(head)?;
     let head_tree = repo.tree(head_tree_id);
     // A base that shares no history with the head: what the shallow-history check must know.
-    let base_unrelated = match (&opts.base, opts.all) {
-        (Some(rev), false) => repo.merge_base(head, repo.rev_parse_peeled(rev)?)?.is_none(),
-        _ => false,
-    };
+    let unrelated_base = unrelated_base(repo, opts, head)?;
     let (units, strays) = units_checked(repo, &head_tree, base, &HashSet::new())?;
 
     // The newest reachable task commit per task.
@@ -322,7 +319,7 @@ pub fn verify_branch_into(
     }
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    history_reaches_the_plan(repo, &planned, &ids, base_unrelated, &reachable)?;
+    history_reaches_the_plan(repo, &planned, &ids, unrelated_base, &reachable)?;
     let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
@@ -346,6 +343,12 @@ pub fn verify_branch_into(
     };
     rows.out.sink.begin(&report_head);
     rows.units(&units, planned, &ids, &lost)?;
+    // The skips of units the head has nowhere: of every such unit, or with a base, of those a
+    // commit since the base removed or renamed.
+    let in_scope = |unit: &str| base.is_none() || setters.changed_in_range().contains(unit);
+    for row in decisions::gone_unit_skip_rows(repo, &checker, &head_tree, in_scope, trust)? {
+        rows.put(row);
+    }
     for stray in &strays {
         rows.put(unread::stray_row(stray));
     }
@@ -531,7 +534,7 @@ fn history_reaches_the_plan(
     repo: &Repo,
     planned: &[UnitPlan],
     ids: &[ObjectId],
-    base_unrelated: bool,
+    unrelated_base: Option<UnrelatedBase>,
     reachable: &[ObjectId],
 ) -> Result<(), VerifyError> {
     let unexplained: Vec<&str> = planned
@@ -545,7 +548,7 @@ fn history_reaches_the_plan(
         &HistoryNeeds {
             commits: ids,
             unexplained,
-            base_unrelated,
+            unrelated_base,
             reached: Some(reachable),
             ..HistoryNeeds::default()
         },
@@ -905,9 +908,10 @@ fn without_task_commit(
         );
         return Ok(TickReport::without_commit(target, "commit_unreachable", message));
     }
-    if let Some(commit) = lost.gone_commit_of(&target) {
+    if let Some((commit, gone)) = lost.gone_commit_of(&target) {
         let message = format!(
-            "the evidence for {target} is on {commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since), and no commit on the branch names {target} any more: it can be neither fetched nor carried; attest the task again on the branch"
+            "the evidence for {target} is on {}, and no commit on the branch names {target} any more: it can be neither checked nor carried; attest the task again on the branch",
+            gone.said(commit)
         );
         return Ok(TickReport::without_commit(target, "commit_unreachable", message));
     }
@@ -1086,9 +1090,29 @@ fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
 /// exists and is not the head itself; `None` (every unit) when there is none.
 fn default_base(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
     match default_branch(repo, head)? {
-        Some(id) => Ok(repo.merge_base(head, id)?),
+        Some((_, id)) => Ok(repo.merge_base(head, id)?),
         None => Ok(None),
     }
+}
+
+/// The base a branch check compares with (`--base REV`, else the default branch) when this clone
+/// holds no merge base of it and the head: in a shallow clone, one may lie beyond the boundary
+/// ([`completeness::history_reaches`]). `None` with `--all`, without a default branch, or when
+/// the merge base is here.
+fn unrelated_base(
+    repo: &Repo,
+    opts: &BranchOptions,
+    head: ObjectId,
+) -> Result<Option<UnrelatedBase>, VerifyError> {
+    let (tip, name, by_default) = match (&opts.base, opts.all) {
+        (_, true) => return Ok(None),
+        (Some(rev), false) => (repo.rev_parse_peeled(rev)?, rev.clone(), false),
+        (None, false) => match default_branch(repo, head)? {
+            Some((name, tip)) => (tip, name.to_owned(), true),
+            None => return Ok(None),
+        },
+    };
+    Ok(repo.merge_base(head, tip)?.is_none().then_some(UnrelatedBase { tip, name, by_default }))
 }
 
 /// The commit of the base a branch check names (`--base REV`), else of the default branch
@@ -1097,13 +1121,14 @@ fn base_tip(repo: &Repo, opts: &BranchOptions, head: ObjectId) -> Result<Option<
     match (&opts.base, opts.all) {
         (_, true) => Ok(None),
         (Some(rev), false) => Ok(Some(repo.rev_parse_peeled(rev)?)),
-        (None, false) => default_branch(repo, head),
+        (None, false) => Ok(default_branch(repo, head)?.map(|(_, id)| id)),
     }
 }
 
-/// The commit of the default branch the checked branch is compared with: the first of the
-/// remote's HEAD, its `main` or `master`, the local `main` or `master` that is not `head` itself.
-fn default_branch(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
+/// The default branch the checked branch is compared with, its reference and commit: the first
+/// of the remote's HEAD, its `main` or `master`, the local `main` or `master` that is not `head`
+/// itself.
+fn default_branch(repo: &Repo, head: ObjectId) -> Result<Option<(&'static str, ObjectId)>, VerifyError> {
     for name in [
         "refs/remotes/origin/HEAD",
         "refs/remotes/origin/main",
@@ -1114,7 +1139,7 @@ fn default_branch(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, Verif
         if let Some(id) = repo.ref_target(name)?
             && id != head
         {
-            return Ok(Some(id));
+            return Ok(Some((name, id)));
         }
     }
     Ok(None)

@@ -1225,3 +1225,94 @@ fn a_decision_whose_task_was_reworded_or_removed_after_it_says_how_to_make_that_
         "{gone}"
     );
 }
+
+/// Runs `openspec archive <change> --yes` in `p`'s work tree and commits what it did.
+fn openspec_archive_committed(p: &Project, change: &str) {
+    let mut archive = std::process::Command::new(common::openspec());
+    common::isolate(&mut archive, &p.home);
+    archive.current_dir(&p.root).args(["archive", change, "--yes"]);
+    common::run(archive).success();
+    p.commit_all("Archive the change");
+}
+
+/// `attest verify --branch <history> --json` against the project's trust: (exit code, report).
+fn verify_over(p: &Project, history: &[&str]) -> (i32, Value) {
+    let allowed = p.allowed.to_str().unwrap();
+    let mut args = vec!["attest", "verify", "--branch", "--json", "--allowed-signers", allowed];
+    args.extend(history);
+    let out = p.run(&args);
+    (out.code, out.json())
+}
+
+/// Checks that `report` lists the skip of `target` as a task gone at the head that says to undo
+/// the skip or bring the unit back.
+#[track_caller]
+fn gone_skip_row(report: &Value, target: &str) {
+    let tick = row(report, target);
+    assert_eq!(tick["outcome"], "unverifiable", "{report:#}");
+    assert!(codes(tick).contains(&"task_gone_at_head".to_owned()), "{tick:#}");
+    let said = tick["findings"].to_string();
+    assert!(
+        said.contains(&format!("speccoder skip {target} --undo")) && said.contains("restore its directory"),
+        "{said}"
+    );
+}
+
+/// A skip whose unit was renamed (an OpenSpec change moved by hand) or removed (a Spec Kit
+/// feature) keeps its ref: `attest verify --branch` lists it as a task gone at the head, as it
+/// lists a skipped task whose line was removed, with `--all` and with a base the removal comes
+/// after, never with one it comes before; `skip --undo` deletes it, and the row goes.
+#[test]
+fn a_skip_whose_unit_was_renamed_or_removed_is_a_row_that_says_to_undo_it_or_bring_the_unit_back() {
+    let p = Project::from_fixture("openspec");
+    let target = "add-tag-filter/1.2";
+    p.signed(&["skip", target, "--reason", "not needed"]).expect(0);
+    p.git(&["mv", "openspec/changes/add-tag-filter", "openspec/changes/tag-filter"]);
+    p.commit_all("Rename the change by hand");
+    for history in [&["--all"][..], &["--base", "main"]] {
+        let (code, report) = verify_over(&p, history);
+        assert_eq!(code, 26, "{history:?}: {report:#}");
+        gone_skip_row(&report, target);
+    }
+    let (_, report) = verify_over(&p, &["--base", "HEAD"]);
+    assert!(report["ticks"].as_array().unwrap().iter().all(|t| t["task"] != target), "{report:#}");
+    p.run(&["skip", target, "--undo"]).expect(0);
+    let (_, report) = verify_over(&p, &["--all"]);
+    assert!(report["ticks"].as_array().unwrap().iter().all(|t| t["task"] != target), "{report:#}");
+
+    let p = Project::new();
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    p.git(&["rm", "-rq", &format!("specs/{UNIT}")]);
+    p.commit_all("Drop the feature");
+    let (code, report) = verify_over(&p, &["--base", "main"]);
+    assert_eq!(code, 26, "{report:#}");
+    gone_skip_row(&report, T006);
+}
+
+/// An archived change's skip is part of what the closed change recorded: `skip --undo` refuses
+/// it (14) as `skip` refuses to record one, deletes nothing, and says to move the change back
+/// first; the archived change still lists it as skipped. Moved back, the skip is undone.
+#[test]
+fn undo_of_the_skip_of_an_archived_change_s_task_is_refused_until_the_change_is_moved_back() {
+    let p = Project::from_fixture("openspec");
+    let target = "add-tag-filter/1.2";
+    p.signed(&["skip", target, "--reason", "not needed"]).expect(0);
+    openspec_archive_committed(&p, "add-tag-filter");
+    let copy = p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/archive/"]);
+    let before = p.snapshot();
+    let refused = p.run(&["skip", target, "--undo"]).expect(14);
+    assert!(
+        refused.stderr.contains(&format!("archived at {copy}"))
+            && refused.stderr.contains(&format!("git mv {copy} openspec/changes/add-tag-filter"))
+            && refused.stderr.contains("nothing was deleted"),
+        "{refused:?}"
+    );
+    assert_eq!(p.snapshot(), before, "nothing deleted");
+    let (code, report) = verify_over(&p, &["--all"]);
+    assert_eq!((code, row(&report, target)["outcome"].as_str()), (0, Some("skipped")), "{report:#}");
+
+    p.git(&["mv", &copy, "openspec/changes/add-tag-filter"]);
+    p.commit_all("Work on the change again");
+    p.run(&["skip", target, "--undo"]).expect(0);
+    assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty());
+}

@@ -10,6 +10,7 @@ mod attest;
 mod backends;
 mod bug_tasks;
 mod carry_merges;
+mod carry_pinned;
 mod decisions;
 mod export;
 mod held_out;

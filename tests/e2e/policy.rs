@@ -459,6 +459,34 @@ fn an_empty_list_no_tick_could_meet_is_refused_when_the_policy_is_read_naming_wh
     );
 }
 
+/// `approvals.count` beyond the people its `by` names (one person counts once, a name in any case
+/// or Unicode form one person) can never hold: it is refused where the policy is read (exit 13,
+/// at its rule's header), saying what to write, by `policy check` and `verify` alike.
+#[test]
+fn a_count_of_approvals_beyond_the_people_by_names_is_refused_when_the_policy_is_read() {
+    let s = Signed::new();
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    for (by, count, people) in
+        [(r#"["bob@example.com"]"#, 3, 1), (r#"["bob@example.com", "BOB@example.com"]"#, 2, 1)]
+    {
+        let text = format!(
+            "version = 1\n\n  [[rule]]\nname = \"a\"\nunits = [\"*\"]\napprovals = {{ count = {count}, by = {by} }}\n"
+        );
+        let policy = s.policy("beyond.toml", &text);
+        let said = format!(
+            "beyond.toml:3:3: rule `a` has `approvals.count = {count}`, more than the {people} distinct people its `by` names"
+        );
+        let check = s.policy_check(&policy, &[]).failure(13);
+        assert!(check.stderr.contains(&said), "{by}: {check}");
+        assert!(check.stderr.contains(&format!("write count = {people} or less")), "{by}: {check}");
+        let (code, report) = s.verify(&policy);
+        assert_eq!(code, Some(13), "{by}: {report:#}");
+        assert!(report["error"].as_str().unwrap().contains(&said), "{by}: {report:#}");
+    }
+    let text = "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\napprovals = { count = 2, by = [\"bob@example.com\", \"carol@example.com\"] }\n";
+    s.policy_check(&s.policy("two.toml", text), &[]).success();
+}
+
 #[test]
 fn the_policy_rev_is_read_from_the_base_and_refused_inside_the_checked_range() {
     let s = Signed::new();
@@ -1187,6 +1215,149 @@ fn an_approval_made_in_another_clone_travels_through_the_remote_and_verifies_wit
     let (code, report) = s.verify(&s.policy("two-more.toml", text));
     assert_eq!(code, Some(26), "Ada's second key is no second person: {report:#}");
     assert_eq!(row(&report, &target)["reason"], "policy_approval");
+}
+
+/// The report of a run that printed one JSON object.
+#[track_caller]
+fn json_of(run: Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{run}"))
+}
+
+/// Ada's second key, which the trust lists under a pattern (`ada@*`, `*`, `ada@example.co?`) that
+/// `ssh-keygen -Y verify -I ada@example.com` accepts it as, is Ada to `approvals`: her tick
+/// "approved" with it fails `approvals = { count = 1 }`, in-process and through `ssh-keygen`
+/// alike, and `attest approve` says why; Bob's approval then holds, and Bob's second key, under
+/// `bob@*`, is Bob again: it counts once.
+#[test]
+fn a_key_the_trust_lets_sign_as_the_maker_through_a_pattern_approves_nothing_and_counts_once() {
+    let s = Signed::new();
+    let bob2 = common::ed25519(&s.p.scratch_dir("more-keys"), "bob2");
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    let trust = |ada2_as: &str| {
+        let entries = [(PRINCIPAL, &s.ada), (ada2_as, &s.ada2), (BOB, &s.bob), ("bob@*", &bob2)];
+        common::allowed_signers(&s.p.scratch.join(format!("patterns-{}", ada2_as.len())), &entries)
+    };
+    let allowed = trust("ada@*");
+    let approved = json_of(s.p.speccoder(&approve_args(&commit, &allowed, &s.ada2)).success());
+    let warnings = approved["warnings"].to_string();
+    assert!(
+        warnings.contains("counts as no approval of the tick: its key and the key of ada@example.com")
+            && warnings.contains("who made the tick, may be one person's"),
+        "{approved}"
+    );
+    // ssh-keygen itself takes the second key's signature for ada@example.com's.
+    let summary = s.p.note_lines(&commit).pop().unwrap();
+    assert_eq!(summary.signatures.len(), 2);
+    let as_ada =
+        common::ssh_verify(&s.p.scratch, &allowed, PRINCIPAL, &summary.signatures[1].1, &summary.pae());
+    assert!(as_ada.status.success(), "{as_ada}");
+
+    let policy = |count: u32| {
+        let text = format!(
+            "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\napprovals = {{ count = {count} }}\n"
+        );
+        s.policy(&format!("count-{count}.toml"), &text)
+    };
+    let verify = |allowed: &Path, policy: &Path, extra: &[&str]| {
+        let (allowed, policy) = (allowed.to_str().unwrap(), policy.to_str().unwrap());
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+        args.extend(["--policy", policy, "--json"]);
+        args.extend(extra);
+        let report = json_of(s.p.speccoder(&args));
+        (report["exit_code"].as_i64(), row(&report, &target)["reason"].clone())
+    };
+    let failed = (Some(26), json!("policy_approval"));
+    for pattern in ["ada@*", "*", "ada@example.co?"] {
+        for extra in [&[][..], &["--via-tools"]] {
+            assert_eq!(verify(&trust(pattern), &policy(1), extra), failed, "{pattern} {extra:?}");
+        }
+    }
+
+    let approved = json_of(s.p.speccoder(&approve_args(&commit, &allowed, &s.bob)).success());
+    assert_eq!(approved["warnings"], json!([]), "{approved}");
+    assert_eq!(verify(&allowed, &policy(1), &[]), (Some(0), Value::Null));
+    let approved = json_of(s.p.speccoder(&approve_args(&commit, &allowed, &bob2)).success());
+    let warnings = approved["warnings"].to_string();
+    assert!(
+        warnings.contains("bob@example.com (ssh key") && warnings.contains("one person counts once"),
+        "{approved}"
+    );
+    for extra in [&[][..], &["--via-tools"]] {
+        assert_eq!(verify(&allowed, &policy(2), extra), failed, "bob@* is bob@example.com: {extra:?}");
+    }
+}
+
+/// `attest approve` writes a signature its own trust will not count as an approval (its exit codes
+/// stay), and says why, in text and JSON: a second key the trust lists under the maker's
+/// principal, a key it lists not at all. The maker approving again is told that the tick's own
+/// signer never counts as its approver; Bob approving again only that nothing changed.
+#[test]
+fn approve_warns_of_a_signature_its_own_trust_will_not_count_and_says_why() {
+    let s = Signed::new();
+    let eve = common::ed25519(&s.p.scratch_dir("eve"), "eve");
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let text = |key: &Key| {
+        let args = approve_args(&commit, &s.allowed, key);
+        s.p.speccoder(&args[..args.len() - 1]).success().stdout
+    };
+    let ada2 = text(&s.ada2);
+    assert!(
+        ada2.contains("  warning: under your trust this signature counts as no approval of the tick: its key and the key of ada@example.com (ssh key ")
+            && ada2.contains("who made the tick, may be one person's: they share a principal"),
+        "{ada2}"
+    );
+    let eve = json_of(s.approve(&commit, &eve).success());
+    let warning = eve["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("counts as no approval of the tick: untrusted SSH signer")
+            && warning.contains("lists this key")
+            && warning.contains("(untrusted_signer)"),
+        "{eve}"
+    );
+    assert_eq!((eve["signatures"].as_u64(), eve["unchanged"].as_bool()), (Some(3), Some(false)), "written");
+
+    let bob = text(&s.bob);
+    assert!(!bob.contains("warning"), "Bob's approval counts: {bob}");
+    let again = text(&s.bob);
+    assert!(again.contains("a signature by this key already; nothing changed\n"), "{again}");
+    assert!(!again.contains("own signer") && !again.contains("counts as no approval"), "{again}");
+    let own = text(&s.ada);
+    assert!(
+        own.contains("nothing changed")
+            && own.contains("this key made the tick, and the tick's own signer never counts as its approver"),
+        "{own}"
+    );
+}
+
+/// A covering line flooded with as many signatures as a line may carry takes no approval (exit
+/// 14, nothing written), and the refusal says how many verify under the approver's trust and
+/// what to do.
+#[test]
+fn approving_a_line_that_carries_sixteen_signatures_says_how_many_verify_under_your_trust_and_what_to_do() {
+    let s = Signed::new();
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    s.approve(&commit, &s.bob).success();
+    let mut lines = s.p.note_raw_lines(&commit);
+    let last = lines.len() - 1;
+    let mut summary: Value = serde_json::from_slice(&lines[last]).unwrap();
+    for _ in 0..14 {
+        summary["signatures"].as_array_mut().unwrap().push(json!({ "keyid": "x", "sig": "AAAA" }));
+    }
+    lines[last] = serde_json::to_vec(&summary).unwrap();
+    s.p.write_note(&commit, &lines);
+    let before = s.p.snapshot();
+    let out = s.approve(&commit, &s.ada2).failure(14);
+    assert!(
+        out.stderr.contains("carries 16 signatures, the most a line may carry, 2 of them verifying under your trust: nothing was approved; the other 14 verify under no key your trust accepts"),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains("find who wrote them")
+            && out.stderr.contains("`speccoder attest 001-bookmark-tags/T005 --evidence <the new evidence>`"),
+        "{out}"
+    );
+    assert_eq!(s.p.snapshot(), before, "nothing approved");
 }
 
 #[test]

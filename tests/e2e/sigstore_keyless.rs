@@ -190,8 +190,9 @@ fn a_bundle_bound_to_another_commit_or_checked_past_its_certificate_fails() {
     check(&i, &bundle, &d, &d, CertificateTime::AlsoAt(time::OffsetDateTime::now_utc())).expect("now");
 }
 
-#[test]
-fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
+/// A Spec Kit project whose T005 tick's summary line (the note's last) is signed keylessly for
+/// [`EMAIL`] by a new instance: the project, the instance and the note's lines as signed.
+fn keyless_tick() -> (common::Project, Instance, Vec<Value>) {
     let p = common::Project::speckit();
     let task = format!("{}/T005", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
@@ -225,7 +226,12 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     std::fs::write(&file, text.join("\n") + "\n").unwrap();
     let blob = p.git(&["hash-object", "-w", file.to_str().unwrap()]);
     p.git(&["notes", "--ref", common::NOTES_REF, "add", "-f", "-C", blob.trim(), &commit]);
+    (p, i, lines)
+}
 
+#[test]
+fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
+    let (p, i, lines) = keyless_tick();
     let verify = |identity: &str| verify_head(&p, &i, identity);
     let ok = verify(EMAIL).success();
     let report: Value = serde_json::from_str(&ok.stdout).unwrap();
@@ -240,6 +246,45 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
 
     let other = verify("eve@example.com").failure(26);
     assert!(other.stdout.contains("untrusted_signer"), "{other}");
+}
+
+/// The public-good root's cache (under the project's `HOME`) holding the instance's root, so that
+/// a keyless line verifies against it only while it stands in for the public-good root: it does
+/// while it is this user's alone, never once others may write it.
+#[cfg(unix)]
+#[test]
+fn a_cached_root_that_others_may_write_never_stands_in_for_the_public_good_root() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (p, i, _) = keyless_tick();
+    let cache = p.home.join(".cache/speccoder/sigstore/trusted_root.json");
+    std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+    std::fs::write(&cache, i.trusted_root().to_string()).unwrap();
+    let mode = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    for dir in [p.home.join(".cache/speccoder"), p.home.join(".cache/speccoder/sigstore")] {
+        mode(&dir, 0o755);
+    }
+    mode(&cache, 0o644);
+    let args =
+        ["attest", "verify", "HEAD", "--certificate-identity", EMAIL, "--certificate-oidc-issuer", ISSUER];
+    let own = p.speccoder(&args).success();
+    assert!(own.stdout.contains("1 evidenced"), "this user's own cache is used\n{own}");
+
+    mode(&cache, 0o666);
+    let shared = p.speccoder(&args);
+    if shared.code() == Some(13) {
+        let why = format!(
+            "the file cached at {} was not used: it may be written by its group and other users (mode 666); remove it",
+            cache.display()
+        );
+        assert!(shared.stderr.contains(&why), "{shared}");
+    } else {
+        // Online: the public-good root is fetched in its place, and does not know the instance.
+        assert_ne!(shared.code(), Some(0), "{shared}");
+        let now = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+        assert_eq!(now, 0o600, "the refreshed cache is this user's alone\n{shared}");
+    }
 }
 
 const TOKEN: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";

@@ -886,6 +886,63 @@ fn deleting_one_of_two_archived_copies_sets_the_ticks_of_the_other_again() {
     expect_1_2_ticked_again(&c, &[&["--all"], &["--base", "HEAD~1"]], &dropped, &evidence);
 }
 
+/// The OpenSpec case with 1.1 attested, then its change archived by `openspec archive` and
+/// committed: (the case, the task commit, the archived copy's directory).
+fn attested_then_archived() -> (Case, String, String) {
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.1").success();
+    let task_commit = c.p.rev("HEAD");
+    openspec_archive(&c);
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "Archive the change"]);
+    let copy = c.p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/archive/"]).trim().to_owned();
+    (c, task_commit, copy)
+}
+
+/// A new change made under an archived change's name (its own tasks, a delta spec more), its 1.1
+/// ticked by hand in the one commit that makes it, while the archived copy stays (its boxes cleared, as the `not_a_unit` row
+/// advises, or kept): that commit sets the box, so the archived change's task commit does not
+/// evidence it (`ticked_again`, naming both). Moving the archived copy back instead keeps it
+/// evidenced.
+#[test]
+fn a_change_made_anew_beside_its_archived_copy_is_credited_none_of_the_archived_change_s_evidence() {
+    let active = format!("openspec/changes/{OPENSPEC_UNIT}");
+    let task = format!("{OPENSPEC_UNIT}/1.1");
+    for clear_the_copy in [true, false] {
+        let (c, task_commit, copy) = attested_then_archived();
+        let old_tasks = String::from_utf8(c.p.read(&format!("{copy}/tasks.md"))).unwrap();
+        let line = old_tasks.lines().find(|l| l.contains(" 1.1 ")).unwrap();
+        // The archived change's proposal and the requirement 1.1 cites, so that no other finding
+        // than the box's setter is made.
+        for kept in ["proposal.md", "specs/tags/spec.md"] {
+            c.p.write(&format!("{active}/{kept}"), c.p.read(&format!("{copy}/{kept}")));
+        }
+        c.p.write(&format!("{active}/tasks.md"), format!("## 1. New\n{line}\n- [ ] 1.2 Sort by tag\n"));
+        c.p.write(
+            &format!("{active}/specs/sorting/spec.md"),
+            "## ADDED Requirements\n\n### Requirement: Sort by tag\nThe list SHALL sort by tag.\n\n#### Scenario: sorted\n- **WHEN** a\n- **THEN** b\n",
+        );
+        if clear_the_copy {
+            c.p.write(&format!("{copy}/tasks.md"), old_tasks.replace("- [x]", "- [ ]"));
+        }
+        c.p.git(&["add", "-A"]);
+        c.p.git(&["commit", "-q", "-m", "A new change of the same name, 1.1 ticked by hand"]);
+        let made = c.p.rev("HEAD");
+        let (code, rows, report) = c.rows();
+        let row: Vec<_> = rows.iter().filter(|r| r.0 == task).map(|r| (r.1.as_str(), r.2.as_str())).collect();
+        assert_eq!((code, row), (26, vec![("unverifiable", "ticked_again")]), "{clear_the_copy}: {report:#}");
+        let tick = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task.as_str()).unwrap();
+        let message = tick["findings"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&made[..12]) && message.contains(&task_commit[..12]), "{message}");
+    }
+
+    let (c, _, copy) = attested_then_archived();
+    c.p.git(&["mv", &copy, &active]);
+    c.p.git(&["commit", "-q", "-m", "Work on the change again"]);
+    let (code, rows, report) = c.rows();
+    assert_eq!((code, rows), (0, vec![(task, "evidenced".to_owned(), String::new())]), "{report:#}");
+}
+
 /// A `tasks.md` below a unit's own (an old copy kept in a subdirectory) is read by no unit, so its
 /// checked boxes are a row of their own, `not_a_unit`, never silently left out; one without a
 /// checked box is nothing to report.

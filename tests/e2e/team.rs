@@ -2037,6 +2037,120 @@ fn a_shallow_boundary_the_checked_history_never_reaches_is_not_blamed_for_a_hand
     team.fsck(&[&ada, &shallow]);
 }
 
+/// A clone of depth 20 of every branch, as GitLab makes one, where the pull request branched off
+/// main below main's shallow boundary: `--branch` with no `--base` finds no merge base with the
+/// default branch, which this clone cannot tell from none at all, and says to fetch the whole
+/// history (14) rather than check every unit and fail a hand tick of a unit the branch never
+/// touched (26). The whole history checks as a complete clone does (0).
+#[test]
+fn a_default_base_whose_merge_base_lies_beyond_the_shallow_boundary_is_told_to_fetch_the_whole_history() {
+    let team = Team::new();
+    let seed = team.tmp.path().join("seed");
+    // A second unit, ticked by hand on main long before the pull request.
+    common::copy_dir(&seed.join("specs").join(SPECKIT_UNIT), &seed.join("specs/002-other"));
+    let tasks = seed.join("specs/002-other/tasks.md");
+    let text = std::fs::read_to_string(&tasks).unwrap();
+    std::fs::write(&tasks, text.replacen("- [ ] T001", "- [x] T001", 1)).unwrap();
+    team.run_git(&seed, &["add", "-A"]);
+    team.run_git(&seed, &["commit", "-q", "-m", "A legacy hand tick in another unit"]);
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.git(&["push", "-q", "origin", "feature-a"]);
+    ada.speccoder(&["attest", "push"]).success();
+    for n in 0..25 {
+        team.run_git(&seed, &["commit", "-q", "--allow-empty", "-m", &format!("main {n}")]);
+    }
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let allowed = ada.allowed_file();
+    let verify = |clone: &Clone<'_>| {
+        clone.speccoder(&["attest", "verify", "--branch", "--allowed-signers", allowed.to_str().unwrap()])
+    };
+
+    let complete = team.clone("complete", &["-b", "feature-a"]);
+    complete.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(verify(&complete).code(), Some(0));
+
+    let shallow = team.clone("shallow", &["--depth", "20", "--no-single-branch", "-b", "feature-a"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    let out = verify(&shallow).failure(14);
+    for says in [
+        "this clone is shallow",
+        "the merge base of the head and the default branch `refs/remotes/origin/HEAD` lies beyond it",
+        "git fetch --unshallow",
+    ] {
+        assert!(out.stderr.contains(says), "should say {says}\n{out}");
+    }
+    assert!(!out.stdout.contains("002-other"), "{out}");
+
+    shallow.git(&["fetch", "-q", "--unshallow", "origin"]);
+    assert_eq!(verify(&shallow).code(), Some(0));
+    team.fsck(&[&ada, &complete, &shallow]);
+}
+
+/// A pull request from a fork: its task commits' notes were pushed to the fork, not to origin,
+/// whose notes hold evidence for one of its tasks only on a commit origin never had (an earlier
+/// attempt, whose note went out with another branch's `attest push`). CI, having fetched origin's
+/// notes, is told that each task commit's note is not among them, and to push it or fetch the
+/// notes of the remote the commit came from, never that a rewrite left a commit behind and git
+/// removed it; once the fork's notes are fetched, the branch verifies.
+#[test]
+fn a_fork_pull_request_whose_notes_origin_lacks_is_told_to_push_or_fetch_them_not_that_git_removed_a_commit()
+{
+    let team = Team::new();
+    team.run_git(team.tmp.path(), &["init", "-q", "--bare", "fork.git"]);
+    let fork_url = format!("file://{}", team.tmp.path().join("fork.git").display());
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["remote", "add", "fork", &fork_url]);
+    ada.git(&["checkout", "-q", "-b", "try1"]);
+    let try1 = ada.attest("T001", &[]);
+    ada.git(&["checkout", "-q", "-b", "other", "main"]);
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "Another branch"]);
+    ada.git(&["push", "-q", "-u", "origin", "other"]);
+    ada.speccoder(&["attest", "push", "origin"]).success();
+    ada.git(&["checkout", "-q", "-b", "pr", "main"]);
+    ada.attest("T001", &[]);
+    ada.attest("T003", &[]);
+    ada.git(&["push", "-q", "-u", "fork", "pr"]);
+    ada.speccoder(&["attest", "push", "fork"]).success();
+    // What GitHub keeps of a fork's pull request in the base repository.
+    ada.git(&["push", "-q", "origin", "pr:refs/pull/1/head"]);
+
+    let ci = team.clone("ci", &[]);
+    ci.git(&["fetch", "-q", "origin", "+refs/pull/1/head:refs/remotes/pull/1/head"]);
+    ci.git(&["checkout", "-q", "--detach", "refs/remotes/pull/1/head"]);
+    ci.speccoder(&["attest", "fetch", "origin"]).success();
+    let out = ci.verify(&["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let message = |id: &str| {
+        let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task(id));
+        let row = row.unwrap_or_else(|| panic!("{report:#}"));
+        assert_eq!(row["findings"][0]["code"], "note_missing", "{row:#}");
+        row["findings"][0]["message"].as_str().unwrap().to_owned()
+    };
+    for id in ["T001", "T003"] {
+        let said = message(id);
+        for says in [
+            "the task commit has no note in refs/notes/speccoder, nor in the notes fetched from `origin`",
+            "for a pull request from a fork, to the fork",
+            "push it from that clone (`speccoder attest push <remote>`)",
+            "fetch the notes of the remote the commit came from (`speccoder attest fetch <remote>`)",
+        ] {
+            assert!(said.contains(says), "{id} should say {says}: {said}");
+        }
+        assert!(!said.contains("git removed it") && !said.contains("no longer in the repository"), "{said}");
+    }
+    let t001 = message("T001");
+    assert!(t001.contains(&format!("only on {try1}, a commit this clone does not hold")), "{t001}");
+    assert!(!message("T003").contains(&try1), "no evidence elsewhere names T003");
+
+    ci.git(&["remote", "add", "fork", &fork_url]);
+    ci.speccoder(&["attest", "fetch", "fork"]).success();
+    ci.assert_evidenced(2);
+    team.fsck(&[&ada, &ci]);
+}
+
 #[test]
 fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     let team = Team::new();
@@ -2087,6 +2201,47 @@ fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     assert!(fetches[0].contains("--stdin"), "{fetches:?}");
     assert!(missing(&partial) < before, "the blobs verify reads were fetched");
     partial.assert_evidenced(2);
+    team.fsck(&[&ada, &partial]);
+}
+
+/// A partial clone that checked out the pull request's head only (`--no-checkout`, then the
+/// branch) never read the base's trust and policy files when the branch changed both: verify
+/// fetches each from the promisor remote where it reads it (`--allowed-signers-rev`,
+/// `--policy-rev`), and the branch verifies, never told its clone needs repair.
+#[test]
+fn a_blob_less_partial_clone_fetches_the_base_s_trust_and_policy_files_the_branch_changed() {
+    const POLICY: &str = ".github/speccoder-policy.toml";
+    let team = Team::new();
+    let seed = team.tmp.path().join("seed");
+    std::fs::write(seed.join(POLICY), "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n").unwrap();
+    team.run_git(&seed, &["add", "-A"]);
+    team.run_git(&seed, &["commit", "-q", "-m", "The verifier policy"]);
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    for path in [ALLOWED, POLICY] {
+        let text = std::fs::read_to_string(ada.dir.join(path)).unwrap();
+        ada.write(path, &format!("{text}# changed by the branch\n"));
+    }
+    ada.git(&["commit", "-q", "-am", "Touch the trust and the policy"]);
+    ada.attest("T001", &[]);
+    ada.git(&["push", "-q", "origin", "feature-a"]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let partial = team.clone("partial", &["--filter=blob:none", "--no-checkout"]);
+    partial.git(&["checkout", "-q", "feature-a"]);
+    let missing = partial.git(&["rev-list", "--objects", "--missing=print", "refs/remotes/origin/main"]);
+    for path in [ALLOWED, POLICY] {
+        let blob = partial.git(&["rev-parse", &format!("refs/remotes/origin/main:{path}")]);
+        assert!(missing.contains(&format!("?{}", blob.trim())), "{path} is not here yet: {missing}");
+    }
+    partial.speccoder(&["attest", "fetch"]).success();
+    let policy = format!("refs/remotes/origin/main:{POLICY}");
+    let out = partial.verify(&["--policy-rev", &policy, "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(0), "{out}");
+    assert_eq!(report["ticks"][0]["outcome"], "evidenced", "{report:#}");
+    assert!(report["verifier_policy"]["source"].as_str().unwrap().starts_with(&policy), "{report:#}");
     team.fsck(&[&ada, &partial]);
 }
 

@@ -317,6 +317,32 @@ fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
     assert!(reason.contains("names more than one <unit>/<task>"), "{row}");
 }
 
+/// A task list line holding Azure Pipelines' `##vso[` and GitHub's legacy `##[` is quoted by the
+/// Markdown report (`--markdown`, and the step summary of `--github`) as the text report quotes it,
+/// its first `#` escaped: printed in a CI log (`cat report.md`), neither runs a command.
+#[test]
+fn a_workflow_command_in_repository_text_is_escaped_in_the_markdown_report_and_the_step_summary() {
+    let p = Project::speckit();
+    let mut text = String::from_utf8(p.read(TASKS)).unwrap();
+    text.push_str("- [x] ##vso[task.setvariable variable=GATE]passed ##[group]g\n");
+    p.write(TASKS, text);
+    p.git(&["commit", "-q", "-am", "A line"]);
+    let md = p.scratch.join("report.md");
+    let summary = p.scratch.join("summary.md");
+    let text = p.speccoder(&["attest", "verify", "--branch", "--all"]).failure(26);
+    p.speccoder(&["attest", "verify", "--branch", "--all", "--markdown", md.to_str().unwrap()]).failure(26);
+    verify_with_summary(&p, &summary, &["--branch", "--all", "--github"]).failure(26);
+    let quoted = "\\u{23}#vso[task.setvariable variable=GATE]passed \\u{23}#[group]g";
+    assert!(text.stdout.contains(quoted), "{text}");
+    for file in [&md, &summary] {
+        let written = std::fs::read_to_string(file).unwrap();
+        assert!(!written.contains("##vso[") && !written.contains("##["), "{written}");
+        let row =
+            written.lines().find(|l| l.contains("unrecognized_tick")).unwrap_or_else(|| panic!("{written}"));
+        assert!(row.contains("`\\u{23}#vso[task.setvariable`"), "quoted as the text report quotes it: {row}");
+    }
+}
+
 #[test]
 fn a_github_annotation_is_placed_on_its_task_line_even_when_the_spec_document_its_story_needs_is_gone() {
     let p = Project::speckit();

@@ -9,6 +9,7 @@ use gix::ObjectId;
 use super::refusal::{change_differs, evidence_gone};
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
+use crate::check::completeness::GoneCommit;
 use crate::check::line::{
     JOINED_NOTES, JoinedNote, copied_from_another_commit, joined_note, read_lines, task_of_gone_commit,
 };
@@ -237,7 +238,8 @@ pub(super) fn branch_jobs(
             (Some(candidates), _) => wanted.push((target, commit, candidates)),
             (None, Some(old)) => {
                 let verdict = task_trailers(&commit.message).1;
-                refused.push(evidence_gone(&target, verdict.as_deref(), *old, commit.id));
+                let gone = GoneCommit::of(repo, *old);
+                refused.push(evidence_gone(&target, verdict.as_deref(), (*old, &gone), commit.id));
             }
             (None, None) => {}
         }

@@ -7,6 +7,7 @@ use gix::ObjectId;
 use super::RefusedRow;
 use crate::attest::same_change::SeriesGap;
 pub(super) use crate::check::carriable::attest_again;
+use crate::check::completeness::GoneCommit;
 use crate::model::shown::shown;
 
 /// The row of a task whose change differs from the attested one.
@@ -28,17 +29,23 @@ pub(super) fn change_differs(
     }
 }
 
-/// The row of a task whose evidence is on `from`, a commit no longer in the repository: a
-/// rewrite left it behind and git removed it since, so its change cannot be compared. `verdict`
-/// is the new commit's, which says how the task is recorded again.
-pub(super) fn evidence_gone(target: &str, verdict: Option<&str>, from: ObjectId, to: ObjectId) -> RefusedRow {
+/// The row of a task whose evidence is on `from`, a commit the repository does not hold (`gone`
+/// says what became of it), so its change cannot be compared. `verdict` is the new commit's,
+/// which says how the task is recorded again.
+pub(super) fn evidence_gone(
+    target: &str,
+    verdict: Option<&str>,
+    (from, gone): (ObjectId, &GoneCommit),
+    to: ObjectId,
+) -> RefusedRow {
     RefusedRow {
         target: target.to_owned(),
         from: from.to_string(),
         to: to.to_string(),
         code: "evidence_gone",
         reason: format!(
-            "the evidence for {target} is on {from}, a commit no longer in the repository (a rewrite left it behind and git removed it since), so it cannot be carried to {to}; {}",
+            "the evidence for {target} is on {}, so it cannot be carried to {to}; {}",
+            gone.said(from),
             attest_again(target, verdict)
         ),
     }

@@ -8,15 +8,15 @@ use serde::Serialize;
 
 use super::{
     REPAIR_REF, RefConflict, SPECCODER_REFS, SyncError, remote_for, set_tracking, short, staging_prefix,
+    tracking_prefix,
 };
-use super::{tracking_notes_ref, tracking_prefix};
 use crate::attest::note_join::NoteJoiner;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{
     Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo, set_ref_command,
 };
-use crate::model::bundle::NOTES_REF;
+use crate::model::bundle::{NOTES_REF, tracking_notes_ref};
 use crate::model::shown::{in_line, shell_word};
 
 /// One reference of `refs/speccoder/*` after a fetch.

@@ -37,12 +37,6 @@ pub const SPECCODER_REFS: &str = "refs/speccoder/";
 /// How often a push that found the remote's evidence moved fetches, merges and tries again.
 pub const PUSH_TRIES: usize = 5;
 
-/// The remote-tracking copy of our notes reference for `remote`.
-#[must_use]
-pub fn tracking_notes_ref(remote: &str) -> String {
-    format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
-}
-
 /// The prefix of the remote-tracking copies of `refs/speccoder/*` for `remote`: each holds the
 /// value of the remote's reference that was last merged into ours (or pushed), the base of the
 /// next fetch's three-way decision.

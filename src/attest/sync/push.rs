@@ -7,13 +7,12 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use super::fetch::fetch_holding;
-use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, remote_for, set_tracking};
-use super::{tracking_notes_ref, tracking_prefix};
+use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, remote_for, set_tracking, tracking_prefix};
 use crate::check::trust::TrustFiles;
 use crate::git::{
     Direction, FetchLock, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo,
 };
-use crate::model::bundle::NOTES_REF;
+use crate::model::bundle::{NOTES_REF, tracking_notes_ref};
 use crate::model::shown::in_line;
 
 /// One reference as a push reported it.

@@ -8,7 +8,7 @@ use speccoder_attest::git::{Head, ObjectId, Repo};
 use speccoder_attest::verify::report::{Report, ReportSink};
 use speccoder_attest::verify::trust::Trust;
 use speccoder_attest::verify::{
-    BranchOptions, Checked, VerifyError, completeness, verify_branch_into, verify_commits_into,
+    BranchOptions, Checked, VerifyError, verify_branch_into, verify_commits_into,
 };
 
 use crate::cli::{PolicyArgs, TrustArgs, VerifyArgs};
@@ -90,15 +90,12 @@ pub(crate) struct Prepared<'a> {
     pub trust: Trust,
 }
 
-/// Sets up the check `req` names: fetches a trust or policy revision a partial clone lacks,
-/// resolves the history, and reads the caller's trust and policy.
+/// Sets up the check `req` names: resolves the history, and reads the caller's trust and policy
+/// (a trust or policy file read from a revision is fetched first when a partial clone lacks it).
 ///
 /// # Errors
 /// [`CheckFailed`].
 pub(crate) fn prepare<'a>(repo: &Repo, req: &CheckRequest<'a>) -> Result<Prepared<'a>, CheckFailed> {
-    for spec in [&req.trust.files.allowed_signers_rev, &req.policy.policy_rev].into_iter().flatten() {
-        completeness::fetch_revision_file(repo, spec)?;
-    }
     let branch = req.branch.map(|head| BranchOptions {
         head: Some(head.to_owned()),
         base: req.base.map(str::to_owned),

@@ -36,7 +36,9 @@ pub use root_cache::{DefaultRoot, Fetch, Refreshed, public_good_root, refresh, r
 pub use signer::{SigstoreSignature, SigstoreSigner};
 pub use token::TOKEN_ENV;
 pub use trust_source::SigstoreTrustSource;
-pub use trusted_root::{PUBLIC_TUF_URL, RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
+pub use trusted_root::{
+    PUBLIC_TUF_URL, RefreshFailure, TrustedRoot, TrustedRootError, Unused, default_cache_path,
+};
 pub use tuf::fetch_public_good;
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,

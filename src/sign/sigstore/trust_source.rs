@@ -128,6 +128,7 @@ mod tests {
             Err(TrustedRootError::NoDefault {
                 failure: RefreshFailure::Tuf(sigstore_trust_root::Error::Tuf("offline".into())),
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
+                unused: None,
             })
         });
         assert!(source.failure().is_none());

@@ -13,7 +13,7 @@ use crate::model::shown::one_line_path;
 pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
 /// The largest trusted root read (the public-good one is about 7 KB).
-const MAX_ROOT_BYTES: u64 = 1 << 20;
+pub(super) const MAX_ROOT_BYTES: u64 = 1 << 20;
 
 /// A trusted root, parsed and prepared for verification.
 #[derive(Clone)]
@@ -60,12 +60,14 @@ pub enum TrustedRootError {
     )]
     BadKey(#[source] sigstore_verify::types::Error),
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
-    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure, one_line_path(.cache), .failure.advice())]
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and {}", .failure, no_usable_copy(.cache, .unused.as_deref(), .failure))]
     NoDefault {
         /// Why the refresh failed.
         failure: RefreshFailure,
         /// The cache path that was looked at.
         cache: PathBuf,
+        /// Why what is at the cache path was not used; `None` when nothing is there.
+        unused: Option<Box<Unused>>,
     },
     /// No absolute directory to cache the public-good root in.
     #[error(
@@ -80,6 +82,31 @@ pub enum TrustedRootError {
         /// The cache path.
         cache: PathBuf,
     },
+}
+
+/// Why a file at the cache path was not used as the public-good root, and what makes it usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unused {
+    /// Why, said of the file (`it is a FIFO, not a regular file`) or of its directory.
+    pub why: String,
+    /// What to do before the cache is refreshed (`remove it`).
+    pub fix: String,
+}
+
+/// The rest of [`TrustedRootError::NoDefault`]'s message: that no copy is cached at `cache`, or
+/// why the one there was not used ([`Unused`]), and what to do.
+fn no_usable_copy(cache: &Path, unused: Option<&Unused>, failure: &RefreshFailure) -> String {
+    let option = "pass --sigstore-trusted-root FILE with a trusted_root.json you trust";
+    let (cache, advice) = (one_line_path(cache), failure.advice());
+    match unused {
+        None => format!("no usable copy is cached at {cache}; {option}, or {advice}"),
+        Some(Unused { why, fix }) if *fix == advice => {
+            format!("the file cached at {cache} was not used: {why}; {fix}, or {option}")
+        }
+        Some(Unused { why, fix }) => {
+            format!("the file cached at {cache} was not used: {why}; {fix}, then {advice}, or {option}")
+        }
+    }
 }
 
 impl crate::exit::ExitClass for TrustedRootError {
@@ -120,7 +147,13 @@ impl RefreshFailure {
     /// What to do about it.
     #[must_use]
     pub fn advice(&self) -> String {
-        if let RefreshFailure::Cache(_) = self {
+        if let RefreshFailure::Cache(crate::output_file::OutputError {
+            problem: crate::output_file::Problem::NotOwn(_),
+            ..
+        }) = self
+        {
+            "set XDG_CACHE_HOME to a directory of your own".to_owned()
+        } else if let RefreshFailure::Cache(_) = self {
             "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
         } else {
             format!("run again where {PUBLIC_TUF_URL} is reachable")
@@ -183,6 +216,11 @@ const MEDIA_TYPES: [&str; 2] = [
     "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
     "application/vnd.dev.sigstore.trustedroot.v0.2+json",
 ];
+
+/// How many directories above the cache file are the cache's own, `speccoder/sigstore/` and
+/// `speccoder/` below the cache home: each must be this user's alone, as the file must
+/// ([`crate::input::read_own`]).
+pub(super) const CACHE_DIRS: usize = 2;
 
 /// `$XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json` (`$HOME/.cache/...` without it). A
 /// relative XDG_CACHE_HOME is ignored, as the XDG base directory rules say, and a relative HOME

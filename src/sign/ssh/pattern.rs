@@ -18,6 +18,71 @@ pub struct Pattern {
     pub negated: bool,
 }
 
+impl Pattern {
+    /// Whether `text` holds a wildcard (`*`, `?`), so that OpenSSH matches it as a pattern: a
+    /// principal so written stands for every principal it matches.
+    #[must_use]
+    pub fn is_wild(text: &str) -> bool {
+        text.contains(['*', '?'])
+    }
+
+    /// Whether `subject` matches this pattern, its `!` set aside; never when the pattern is longer
+    /// than OpenSSH considers.
+    #[must_use]
+    pub fn matches(&self, subject: &str) -> bool {
+        self.text.len() <= MAX_PATTERN_LEN && wildcard_match(subject.as_bytes(), self.text.as_bytes())
+    }
+
+    /// Whether some subject matches both this pattern and `other` (each `!` set aside): `ada@*` and
+    /// `*@example.com` both match `ada@example.com`; `*x` and `*y` match nothing alike. Never when
+    /// either is longer than OpenSSH considers. In O(len × len) steps at worst.
+    #[must_use]
+    pub fn overlaps(&self, other: &Pattern) -> bool {
+        if self.text.len() > MAX_PATTERN_LEN || other.text.len() > MAX_PATTERN_LEN {
+            return false;
+        }
+        wildcards_overlap(self.text.as_bytes(), other.text.as_bytes())
+    }
+}
+
+/// Whether some subject matches both `a` and `b` (`*` any run of bytes, `?` one byte): a search
+/// of the pairs of positions, one in each pattern, that the same subject's prefix reaches.
+fn wildcards_overlap(a: &[u8], b: &[u8]) -> bool {
+    let width = b.len() + 1;
+    let mut seen = vec![false; (a.len() + 1) * width];
+    let mut todo = vec![(0usize, 0usize)];
+    while let Some((i, j)) = todo.pop() {
+        if std::mem::replace(&mut seen[i * width + j], true) {
+            continue;
+        }
+        if (i, j) == (a.len(), b.len()) {
+            return true;
+        }
+        let (x, y) = (a.get(i).copied(), b.get(j).copied());
+        // A `*` stands for nothing more, or for the one byte the other pattern's next stands for.
+        if x == Some(b'*') {
+            todo.push((i + 1, j));
+            if y.is_some_and(|y| y != b'*') {
+                todo.push((i, j + 1));
+            }
+        }
+        if y == Some(b'*') {
+            todo.push((i, j + 1));
+            if x.is_some_and(|x| x != b'*') {
+                todo.push((i + 1, j));
+            }
+        }
+        if let (Some(x), Some(y)) = (x, y)
+            && x != b'*'
+            && y != b'*'
+            && (x == b'?' || y == b'?' || x == y)
+        {
+            todo.push((i + 1, j + 1));
+        }
+    }
+    false
+}
+
 /// A comma-separated pattern list, kept in the order written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PatternList {
@@ -73,8 +138,8 @@ impl PatternList {
         }
         let negated = self.patterns.iter().filter(|p| p.negated).map(|p| p.text.as_str());
         let (wild, literal): (Vec<&str>, std::collections::HashSet<&str>) = (
-            negated.clone().filter(|t| t.contains(['*', '?'])).collect(),
-            negated.filter(|t| !t.contains(['*', '?'])).collect(),
+            negated.clone().filter(|t| Pattern::is_wild(t)).collect(),
+            negated.filter(|t| !Pattern::is_wild(t)).collect(),
         );
         let positive: Vec<&str> =
             self.patterns.iter().filter(|p| !p.negated).map(|p| p.text.as_str()).collect();
@@ -192,6 +257,31 @@ mod tests {
         let longest = format!("ada,!{}", "a".repeat(1022));
         assert_eq!(list(&longest).accepted(), Some(vec!["ada"]), "1022 bytes are still matched");
         assert!(list(&longest).matches("ada"));
+    }
+
+    #[test]
+    fn two_patterns_overlap_when_one_subject_matches_both() {
+        let p = |text: &str| Pattern { text: text.to_owned(), negated: false };
+        for (a, b) in [
+            ("ada@*", "*@example.com"),
+            ("*", "bob@*"),
+            ("ada@example.co?", "ada@*"),
+            ("a?c", "?b?"),
+            ("*x*", "*y*"),
+            ("ada@example.com", "ada@example.com"),
+            ("**", ""),
+        ] {
+            assert!(p(a).overlaps(&p(b)) && p(b).overlaps(&p(a)), "{a} and {b}");
+        }
+        for (a, b) in [("*x", "*y"), ("ada@*", "bob@*"), ("a?", "a"), ("a?c", "?bd"), ("x*", "y*")] {
+            assert!(!p(a).overlaps(&p(b)) && !p(b).overlaps(&p(a)), "{a} and {b}");
+        }
+        let long = p(&"*".repeat(MAX_PATTERN_LEN + 1));
+        assert!(!long.overlaps(&p("*")), "OpenSSH matches nothing with it");
+        let hostile = p(&"*a".repeat(500));
+        assert!(!hostile.overlaps(&p(&format!("{}b", "*a".repeat(500)))), "one ends in a, the other in b");
+        assert!(hostile.overlaps(&p(&format!("{}*", "a*".repeat(500)))));
+        assert!(p("ada@*").matches("ada@example.com") && !p("ada@*").matches("bob@example.com"));
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! in the order docs/policy.md lists them, each failing key one finding. A key whose field the
 //! note lacks fails (`policy_evidence`), never passes.
 
+use crate::check::approvals::{counted, described, may_be_one};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{LineSigners, Maker, Refused, SignerInfo};
 use crate::model::test_result::{Phase, TestOutcome};
-use crate::model::verifier_policy::{Principal, Rule, identities, same_identity};
+use crate::model::verifier_policy::{Principal, Rule};
 use crate::verify::policy::binders::Binders;
 use crate::verify::policy::evidence::SignedEvidence;
 
@@ -105,12 +106,7 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, binders: &Binders, ou
     let Some(approvals) = &rule.approvals else { return };
     let by = approvals.by.as_deref();
     let every = &ev.covering.every;
-    let counted = maker
-        .possible(every)
-        .iter()
-        .map(|author| approvers(author, every, |s| by.is_none_or(|by| names(by, s))))
-        .min()
-        .unwrap_or(0);
+    let counted = counted(&ev.covering, |s| by.is_none_or(|by| names(by, s)));
     if counted < approvals.count.0 as usize {
         let who = by.map_or_else(
             || "anyone the trust accepts".to_owned(),
@@ -145,7 +141,7 @@ fn refused_approvals(covering: &LineSigners, counts: impl Fn(&SignerInfo) -> boo
     let makers = covering.maker.possible(&covering.every);
     let mut out: Vec<&Refused> = Vec::new();
     for r in &covering.refused {
-        let candidate = !makers.iter().any(|m| shares(m, &r.claimed))
+        let candidate = !makers.iter().any(|m| may_be_one(m, &r.claimed))
             && (r.claimed.principals.is_empty() || counts(&r.claimed));
         if candidate
             && !out.iter().any(|o| o.claimed.kind == r.claimed.kind && o.claimed.key == r.claimed.key)
@@ -167,7 +163,7 @@ fn what_to_do(refused: &[&Refused]) -> String {
     }
     let each: Vec<String> = refused
         .iter()
-        .map(|r| format!("{}: {} ({})", signer(&r.claimed), r.why.message, r.why.code))
+        .map(|r| format!("{}: {} ({})", described(&r.claimed), r.why.message, r.why.code))
         .collect();
     let revoked = refused.iter().any(|r| r.why.code == REVOKED);
     let renewable = refused.iter().any(|r| r.why.code != REVOKED);
@@ -189,20 +185,6 @@ fn what_to_do(refused: &[&Refused]) -> String {
 
 /// The code of a signature by a key a revocation names.
 const REVOKED: &str = "revoked_key";
-
-/// One signer for a message: the principals the trust gives it (at most a few) and its key, or
-/// its key alone when the trust names none for it.
-fn signer(s: &SignerInfo) -> String {
-    const SHOWN: usize = 3;
-    match s.principals.as_slice() {
-        [] => format!("{} key {}, named by no principal of your trust", s.kind, s.key),
-        p => {
-            let more = p.len().saturating_sub(SHOWN);
-            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-            format!("{}{more} ({} key {})", p[..p.len().min(SHOWN)].join(" / "), s.kind, s.key)
-        }
-    }
-}
 
 /// Why the names of `list` name none of `signers` that they would name but for another
 /// certificate binding them too ([`Binders::why_not`]): `; ` and each reason, once; empty when
@@ -239,27 +221,6 @@ fn describe_maker(signers: &LineSigners) -> String {
             format!("no trusted maker (the covering line signed by {})", describe(approvers))
         }
     }
-}
-
-/// How many of `signers` approve what `author` signed: each a key other than the author's that
-/// `counts`, and that is none of the people ([`identities`]) the author is (nobody approves their
-/// own tick) nor an approver counted before it is (one principal counts once). They are taken in
-/// the order of `signers`, which [`LineSigners::every`] keeps by key, never the line's.
-fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
-    let mut taken: Vec<&SignerInfo> = vec![author];
-    for s in signers {
-        if counts(s) && !taken.iter().any(|t| shares(t, s)) {
-            taken.push(s);
-        }
-    }
-    taken.len() - 1
-}
-
-/// Whether two signers are one key, or one person ([`identities`], [`same_identity`]).
-fn shares(a: &SignerInfo, b: &SignerInfo) -> bool {
-    (a.kind == b.kind && a.key == b.key)
-        || identities(a.kind, &a.principals)
-            .any(|x| identities(b.kind, &b.principals).any(|y| same_identity(x, y)))
 }
 
 /// The signers of a line, for a message.
@@ -452,6 +413,35 @@ mod tests {
         ev.covering.every.push(ssh("SHA256:bob-2", &["bob@example.org"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
         assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
+    }
+
+    #[test]
+    fn nobody_approves_their_own_tick_with_a_key_the_trust_lets_sign_as_them_through_a_pattern() {
+        for pattern in ["alice@*", "*", "alice@example.or?", "*@example.org"] {
+            let mut ev = alices_tick();
+            ev.covering.every.push(ssh("SHA256:alice-2", &[pattern]));
+            let found = judge(&rule("approvals = { count = 1 }"), &ev, false);
+            assert_eq!(codes(&found), [code::APPROVAL], "{pattern}");
+            assert_eq!(found[0].found.as_deref(), Some("0"), "{pattern}");
+        }
+        let mut ev = alices_tick();
+        ev.covering.every.push(ssh("SHA256:bob", &["bob@*"]));
+        assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty(), "bob@* is never alice");
+    }
+
+    #[test]
+    fn a_pattern_principal_and_a_principal_it_matches_approve_once_and_the_pattern_meets_no_by_name() {
+        let mut ev = alices_tick();
+        ev.covering.every.push(ssh("SHA256:bob-1", &["bob@example.org"]));
+        ev.covering.every.push(ssh("SHA256:bob-2", &["bob@*"]));
+        let found = judge(&rule("approvals = { count = 2 }"), &ev, false);
+        assert_eq!((codes(&found), found[0].found.as_deref()), (vec![code::APPROVAL], Some("1")));
+        assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
+        // A name in `by` is met by a principal as written: a pattern that matches it does not.
+        let mut ev = alices_tick();
+        ev.covering.every.push(ssh("SHA256:bob-2", &["bob@*"]));
+        let by_bob = rule(r#"approvals = { count = 1, by = ["bob@example.org"] }"#);
+        assert_eq!(codes(&judge(&by_bob, &ev, false)), [code::APPROVAL]);
     }
 
     fn openpgp(key: &str, user_ids: &[&str]) -> SignerInfo {

@@ -571,3 +571,96 @@ fn a_key_given_alone_after_a_value_on_git_s_command_line_is_refused_as_git_refus
     assert!(out.stderr.contains("`gpg.ssh.allowedsignersfile` is given without a value"), "{out}");
     p.speccoder(&["attest", "verify", "--branch", "--all"]).success();
 }
+
+/// Each line of `lines` written by hand, as another tool may write it: members out of this
+/// crate's order, the payload and each signature in URL-safe base64 without padding, a signature
+/// object with a member DSSE readers ignore, white space, an unknown envelope member. Each as the
+/// text before its `signatures` array closes and the text from there on.
+fn written_otherwise(lines: &[NoteLine]) -> Vec<(String, String)> {
+    use base64::Engine as _;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let json = |text: &str| Value::from(text).to_string();
+    lines
+        .iter()
+        .map(|l| {
+            let sigs: Vec<String> = l
+                .signatures
+                .iter()
+                .map(|(keyid, sig)| {
+                    format!(r#"{{"note":"kept?", "sig":"{}","keyid":{}}}"#, b64(sig), json(keyid))
+                })
+                .collect();
+            let head = format!(
+                r#"{{"payloadType":{} , "payload":"{}","signatures":[ {}"#,
+                json(&l.payload_type),
+                b64(&l.payload),
+                sigs.join(" ,")
+            );
+            (head, r#"],"zz":{ "y" : 1.50 }}"#.to_owned())
+        })
+        .collect()
+}
+
+/// The signature objects inserted into `line`, which must be `head`, `,` and one object, `tail`.
+#[track_caller]
+fn one_inserted(line: &[u8], (head, tail): &(String, String)) -> String {
+    let line = std::str::from_utf8(line).unwrap();
+    let middle = line.strip_prefix(head.as_str()).and_then(|m| m.strip_suffix(tail.as_str()));
+    let added =
+        middle.and_then(|m| m.strip_prefix(',')).unwrap_or_else(|| panic!("{line}\nwas\n{head}{tail}"));
+    let object: serde_json::Map<String, Value> = serde_json::from_str(added).unwrap();
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["keyid", "sig"], "{added}");
+    added.to_owned()
+}
+
+#[test]
+fn approve_and_sign_add_their_signature_leaving_every_other_byte_of_each_line_as_written() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    s.attest_signed(&[]);
+    let mut written = written_otherwise(&p.note_lines("HEAD"));
+    let text =
+        |w: &[(String, String)]| w.iter().map(|(h, t)| format!("{h}{t}").into_bytes()).collect::<Vec<_>>();
+    p.write_note("HEAD", &text(&written));
+    let (bob, carol) = (common::ed25519(&p.scratch, "bob"), common::ed25519(&p.scratch, "carol"));
+    let allowed = common::allowed_signers(
+        &p.scratch.join("allowed_three"),
+        &[(PRINCIPAL, &s.key), ("bob@example.com", &bob), ("carol@example.com", &carol)],
+    );
+    let allowed = allowed.to_str().unwrap();
+    p.speccoder(&["attest", "verify", "--allowed-signers", allowed]).success();
+
+    let key = |k: &common::Key| k.private.to_str().unwrap().to_owned();
+    let out = p
+        .speccoder(&[
+            "attest",
+            "approve",
+            "HEAD",
+            "--allowed-signers",
+            allowed,
+            "--key",
+            &key(&bob),
+            "--json",
+        ])
+        .success();
+    let covering = serde_json::from_str::<Value>(&out.stdout).unwrap()["line"].as_u64().unwrap() as usize - 1;
+    let note = p.note("HEAD").unwrap();
+    let lines: Vec<&[u8]> = note.strip_suffix(b"\n").unwrap().split(|b| *b == b'\n').collect();
+    assert_eq!(lines.len(), written.len());
+    for (i, (line, w)) in lines.iter().zip(&mut written).enumerate() {
+        if i == covering {
+            w.0 = format!("{},{}", w.0, one_inserted(line, w));
+        } else {
+            assert_eq!(*line, format!("{}{}", w.0, w.1).as_bytes(), "line {} is not approved", i + 1);
+        }
+    }
+
+    p.speccoder(&["attest", "sign", "--key", &key(&carol)]).success();
+    let note = p.note("HEAD").unwrap();
+    let lines: Vec<&[u8]> = note.strip_suffix(b"\n").unwrap().split(|b| *b == b'\n').collect();
+    assert_eq!(lines.len(), written.len());
+    for (line, w) in lines.iter().zip(&written) {
+        one_inserted(line, w);
+    }
+    p.speccoder(&["attest", "verify", "--allowed-signers", allowed]).success();
+}
