@@ -810,26 +810,32 @@ pub enum AttestSub {
     /// `git notes merge -s union` or `-s cat_sort_uniq`, and a rebase that copies notes onto a
     /// squash or fixup (notes.rewriteMode=concatenate), join two notes of one commit line by
     /// line; `attest verify` reports such a note as joined_notes and advises this command. Of the
-    /// copies of each of REV's own statements (lines of the same payload), the one that holds best
-    /// under your trust is kept (a trusted signature that verifies and none by a trusted key that
-    /// fails, then the most trusted keys; never merely the most signatures: anyone can add one),
-    /// and every other copy is joined to it as `attest fetch` joins two clones' copies of a line:
-    /// each signature that verifies over the line by a key not yet on it is added (SSH with the
-    /// key it carries, OpenPGP with --openpgp-certs), up to 16; one that does not is left out
-    /// and named. What is joined never makes a line that holds under your trust on its own fail.
-    /// Lines about other commits (a copy git made on a rewrite) are dropped, blank lines too.
-    /// Your trust is the one `attest verify` reads (the trust flags); a trust file REV's tree
-    /// holds, or a trust revision that is REV, is refused. Nothing is signed. The note is written
-    /// through the notes reference's compare-and-swap (--ref: another notes reference, such as a
-    /// copy of a remote's notes, to repair it there), and the joined note stays in its history. A
-    /// note that is not joined line by line is left as it is.
+    /// copies of each of REV's own statements (lines of the same payload; a line repeated byte
+    /// for byte is read once), the one that holds best under your trust is kept (a trusted
+    /// signature that verifies and none by a trusted key that fails, then the most trusted keys;
+    /// never merely the most signatures: anyone can add one; of equals, one without envelope
+    /// fields no signature covers, then the one with fewest signatures), and every other copy is
+    /// joined to it as `attest fetch` joins two clones' copies of a line: each signature that
+    /// verifies over the line by a key not yet on it is added (SSH with the key it carries,
+    /// OpenPGP with --openpgp-certs), up to 16, those your trust accepts first; one that does not
+    /// verify, or whose key your trust revokes, is left out and named, as is each past the 16. A
+    /// copy that differs only in fields no signature covers is joined all the same, the kept
+    /// copy's fields written. What is joined never makes a line that holds under your trust on
+    /// its own fail. Lines about other commits (a copy git made on a rewrite) are dropped, blank
+    /// lines too. A note of up to 8 MiB (four notes' worth) is read. Your trust is the one
+    /// `attest verify` reads (the trust flags); a trust file REV's tree holds, or a trust
+    /// revision that is REV, is refused. Nothing is signed. The note is written through the notes
+    /// reference's compare-and-swap (--ref: another notes reference, such as a copy of a remote's
+    /// notes, to repair it there), and the joined note stays in its history. A note that is not
+    /// joined line by line is left as it is.
     ///
-    /// Exit codes: 0 rejoined (or not joined: nothing changed); 26 the note holds lines that
-    /// cannot be read, none of its lines is REV's own, or its own lines are two different notes
-    /// of it (each named, with what to do; nothing written); 2 unknown revision, a --ref outside
-    /// refs/notes/; 13 no trust given or configured, a trust file that is unusable, a rejoined
-    /// note larger than a reader takes; 14 no note, the notes ref locked by another command; 1
-    /// internal error.
+    /// Exit codes: 0 rejoined (or not joined: nothing changed); 26 the note is larger than
+    /// rejoin reads (with how to keep one of each of its lines), holds lines that cannot be read,
+    /// none of its lines is REV's own, or its own lines are two different notes of it (two
+    /// different statements of one kind: each named, with what to do; nothing written); 2 unknown
+    /// revision, a --ref outside refs/notes/ or that is no reference name git takes; 13 no trust
+    /// given or configured, a trust file that is unusable, a rejoined note larger than a reader
+    /// takes; 14 no note, the notes ref locked by another command; 1 internal error.
     Rejoin(RejoinArgs),
 }
 
@@ -839,7 +845,7 @@ pub struct RejoinArgs {
     /// The commit whose note git joined line by line.
     #[arg(value_name = "REV")]
     pub rev: String,
-    /// The notes reference that holds the note (a full name under refs/notes/).
+    /// The notes reference that holds the note (a full name under refs/notes/, one git takes).
     #[arg(long = "ref", value_name = "REF", default_value = "refs/notes/speccoder", value_parser = notes_ref)]
     pub notes_ref: String,
     /// Whom you trust: each statement keeps the copy that holds best under it.
@@ -850,18 +856,30 @@ pub struct RejoinArgs {
     pub json: bool,
 }
 
-/// A notes reference named in full (`refs/notes/...`).
+/// A notes reference named in full (`refs/notes/...`), a name git takes for a reference (its rules,
+/// as gix checks them: no `..`, no `.lock` at the end of a part, no space or control character).
 fn notes_ref(value: &str) -> Result<String, NotNotesRef> {
     match value.strip_prefix("refs/notes/") {
-        Some(rest) if !rest.is_empty() => Ok(value.to_owned()),
-        _ => Err(NotNotesRef),
+        Some(rest) if !rest.is_empty() => {
+            gix::validate::reference::name(value.as_bytes().into()).map_err(NotNotesRef::Invalid)?;
+            Ok(value.to_owned())
+        }
+        _ => Err(NotNotesRef::Outside),
     }
 }
 
 /// A value that is not a notes reference's full name.
 #[derive(Debug, thiserror::Error)]
-#[error("takes a notes reference's full name, refs/notes/<name>")]
-pub struct NotNotesRef;
+pub enum NotNotesRef {
+    /// Not under `refs/notes/`.
+    #[error("takes a notes reference's full name, refs/notes/<name>")]
+    Outside,
+    /// Under it, but not a name git takes for a reference.
+    #[error(
+        "takes a notes reference's full name, refs/notes/<name>, and git takes no reference by this name ({0})"
+    )]
+    Invalid(gix::validate::reference::name::Error),
+}
 
 // `speccoder attest push`.
 #[derive(Debug, Args)]
@@ -1246,6 +1264,28 @@ mod tests {
     #[test]
     fn every_subcommand_definition_passes_clap_s_checks() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_notes_ref_git_takes_no_reference_by_is_a_usage_error() {
+        use clap::Parser as _;
+        let parse =
+            |r: &str| super::Cli::try_parse_from(["speccoder", "attest", "rejoin", "HEAD", "--ref", r]);
+        for bad in [
+            "refs/notes/a..b",
+            "refs/notes/x.lock",
+            "refs/notes/a b",
+            "refs/notes/a/",
+            "refs/heads/x",
+            "refs/notes/",
+        ] {
+            let e = parse(bad).map(drop).expect_err(bad);
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad}: {e}");
+            assert_eq!(e.exit_code(), 2, "{bad}");
+        }
+        for good in ["refs/notes/speccoder", "refs/notes/remotes/origin/speccoder", "refs/notes/a.b"] {
+            assert!(parse(good).is_ok(), "{good}");
+        }
     }
 }
 

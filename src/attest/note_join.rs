@@ -101,7 +101,7 @@ impl<'r> NoteJoiner<'r> {
             return Err(MergeConflict::Removed { ours: lines }.into());
         };
         let theirs_bytes = self.read("their", theirs)?;
-        let check = RemoteSignatures { openpgp: self.trust.openpgp.as_ref(), now: self.now };
+        let check = RemoteSignatures { trust: self.trust, now: self.now, at: self.now };
         let joined = match bundle::merge(&ours_bytes, &theirs_bytes, &check) {
             Ok(joined) => joined,
             Err(conflict) => {

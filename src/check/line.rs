@@ -123,19 +123,28 @@ pub struct JoinedNote {
     /// Whether a statement is listed more than once: the same statements, signed differently,
     /// side by side (a line-based merge of two signings of one note).
     pub repeated: bool,
-    /// Whether the annotated commit's own statements hold more than one task verification, or
-    /// more than one summary: two notes of it that differ (its task attested twice, differently),
-    /// which no join of copies makes one.
-    pub differ: bool,
+    /// Each kind of statement (`summary`, `task-verification`, `test-result/<phase>`) of which
+    /// the annotated commit's own statements hold more than one, with the lines of their copies:
+    /// two notes of it that differ (its task attested twice, differently, or a statement put
+    /// beside its own), which no join of copies makes one. Empty when none.
+    pub differ: Vec<(String, Vec<usize>)>,
 }
 
 /// The note `lines` (of the commit `annotated`) when it is several notes of ours joined line by
 /// line ([`JoinedNote`]); `None` otherwise.
 #[must_use]
 pub fn joined_note(lines: &[ReadLine], annotated: ObjectId) -> Option<JoinedNote> {
+    joined_distinct_note(lines, annotated, false)
+}
+
+/// [`joined_note`] of a note read one line of each bytes ([`read_distinct_lines`]); `repeated`:
+/// it repeated lines byte for byte, which no note of ours does, so that it is at least two notes
+/// joined even when its distinct lines are one note's.
+#[must_use]
+pub fn joined_distinct_note(lines: &[ReadLine], annotated: ObjectId, repeated: bool) -> Option<JoinedNote> {
     let tvs: Vec<&ReadLine> = lines.iter().filter(|l| matches!(l.body, Body::TaskVerification(_))).collect();
     let summaries = lines.iter().filter(|l| matches!(l.body, Body::Summary(_))).count();
-    let notes = tvs.len().max(summaries);
+    let notes = tvs.len().max(summaries).max(if repeated { 2 } else { 0 });
     if notes < 2 {
         return None;
     }
@@ -163,10 +172,38 @@ pub fn joined_note(lines: &[ReadLine], annotated: ObjectId) -> Option<JoinedNote
             }
         }
     }
-    let of_kind = |kind: fn(&Body) -> bool| own.iter().filter(|l| kind(&l.body)).count();
-    let differ = of_kind(|b| matches!(b, Body::TaskVerification(_))) > 1
-        || of_kind(|b| matches!(b, Body::Summary(_))) > 1;
-    Some(JoinedNote { notes, commits, statements, repeated: has_repeats(lines), differ })
+    let differ = differing(&own, &statements);
+    Some(JoinedNote { notes, commits, statements, repeated: repeated || has_repeats(lines), differ })
+}
+
+/// Of `own`, a note's distinct statements (the lines of each statement's copies in
+/// `statements`), each kind of which there is more than one, with the lines of their copies
+/// ([`JoinedNote::differ`]).
+fn differing(own: &[&ReadLine], statements: &[Vec<usize>]) -> Vec<(String, Vec<usize>)> {
+    let mut kinds: Vec<(String, Vec<usize>, usize)> = Vec::new();
+    for (line, copies) in own.iter().zip(statements) {
+        // A test result whose phase does not read is no kind a note holds once.
+        let Some(kind) =
+            line.input_name().or_else(|| matches!(line.body, Body::Summary(_)).then(|| "summary".to_owned()))
+        else {
+            continue;
+        };
+        match kinds.iter_mut().find(|(k, ..)| *k == kind) {
+            Some((_, numbers, count)) => {
+                numbers.extend(copies);
+                *count += 1;
+            }
+            None => kinds.push((kind, copies.clone(), 1)),
+        }
+    }
+    kinds
+        .into_iter()
+        .filter(|(.., count)| *count > 1)
+        .map(|(kind, mut numbers, _)| {
+            numbers.sort_unstable();
+            (kind, numbers)
+        })
+        .collect()
 }
 
 /// The task and commit a line is about: its one subject's name and `gitCommit`.
@@ -216,7 +253,7 @@ impl JoinedNote {
     /// is its own or its own lines are two notes that differ ([`Self::differ`]).
     #[must_use]
     pub fn rejoin_command(&self, notes_ref: &str, annotated: ObjectId) -> Option<String> {
-        if self.statements.is_empty() || self.differ {
+        if self.statements.is_empty() || !self.differ.is_empty() {
             return None;
         }
         let other_ref = if notes_ref == bundle::NOTES_REF {
@@ -253,9 +290,15 @@ impl JoinedNote {
                 "keep this commit's own note, each of its statements once with every signature of its copies that verifies, joined as attest fetch joins two clones' notes: `{command}`"
             );
         }
-        if self.differ {
+        if !self.differ.is_empty() {
+            let kinds: Vec<String> = self
+                .differ
+                .iter()
+                .map(|(kind, numbers)| format!("{kind} at {}", numbered(numbers)))
+                .collect();
             return format!(
-                "this commit's own lines hold more than one task verification or summary, different notes of it (its task attested more than once, differently), which no join makes one: keep the one you mean by hand (`git notes --ref={notes_ref} edit {annotated}`), or remove the note (`{remove}`) and attest the task again"
+                "this commit's own lines hold different statements of one kind ({}), different notes of it (its task attested more than once, differently, or a statement put beside its own), which no join makes one: keep the one you mean by hand (`git notes --ref={notes_ref} edit {annotated}`), or remove the note (`{remove}`) and attest the task again",
+                kinds.join("; ")
             );
         }
         format!(
@@ -310,17 +353,42 @@ pub fn task_of_gone_commit(repo: &Repo, annotated: ObjectId, blob: ObjectId) -> 
 /// read. It stops after [`UNREADABLE_LINES_REPORTED`] such lines, or after [`LINES_READ`] lines,
 /// with one `lines_not_read` finding (`malformed`) naming how many lines were left unread.
 pub fn read_lines(note: &[u8], findings: &mut Vec<Finding>) -> Vec<ReadLine> {
+    read_numbered(bundle::lines(note).enumerate().map(|(i, raw)| (i + 1, raw)), findings)
+}
+
+/// [`read_lines`], each line that repeats an earlier one byte for byte passed over (read once, by
+/// its first number), and how many lines (not blank) were so passed over: a note git joined of
+/// many copies of one note reads as that note's lines (`attest rejoin`).
+pub fn read_distinct_lines(note: &[u8], findings: &mut Vec<Finding>) -> (Vec<ReadLine>, usize) {
+    let mut seen = std::collections::HashSet::new();
+    let mut repeated = 0;
+    let distinct = bundle::lines(note).enumerate().filter_map(|(i, raw)| {
+        if seen.insert(raw) {
+            return Some((i + 1, raw));
+        }
+        repeated += usize::from(!raw.is_empty());
+        None
+    });
+    let lines = read_numbered(distinct, findings);
+    (lines, repeated)
+}
+
+/// [`read_lines`] over `raw_lines`, each with its number in the note.
+fn read_numbered<'a>(
+    mut raw_lines: impl Iterator<Item = (usize, &'a [u8])>,
+    findings: &mut Vec<Finding>,
+) -> Vec<ReadLine> {
     let mut lines = Vec::new();
-    let mut unreadable = 0usize;
-    let mut raw_lines = bundle::lines(note).enumerate();
-    while let Some((i, raw)) = raw_lines.next() {
-        if i == LINES_READ {
+    let (mut read, mut unreadable, mut last) = (0usize, 0usize, 0usize);
+    while let Some((number, raw)) = raw_lines.next() {
+        if read == LINES_READ {
             let why =
                 format!("a tick writes at most 6 lines, and no more than {LINES_READ} of one note are read");
-            findings.push(not_read(i, 1 + raw_lines.count(), &why));
+            findings.push(not_read(last, 1 + raw_lines.count(), &why));
             break;
         }
-        match read_line(i + 1, raw) {
+        (read, last) = (read + 1, number);
+        match read_line(number, raw) {
             Ok(line) => lines.push(line),
             Err(f) => {
                 findings.push(f);
@@ -332,7 +400,7 @@ pub fn read_lines(note: &[u8], findings: &mut Vec<Finding>) -> Vec<ReadLine> {
             if rest > 0 {
                 let why =
                     format!("the note had {UNREADABLE_LINES_REPORTED} lines that cannot be read by then");
-                findings.push(not_read(i + 1, rest, &why));
+                findings.push(not_read(number, rest, &why));
             }
             break;
         }
@@ -520,7 +588,7 @@ mod tests {
         assert_eq!(joined.notes, 2);
         assert_eq!(joined.commits, vec![(OWN.to_owned(), vec![1, 2, 3]), (OLD.to_owned(), vec![5, 6, 7])]);
         assert_eq!(joined.statements, vec![vec![1], vec![2], vec![3]]);
-        assert!(!joined.repeated && !joined.differ);
+        assert!(!joined.repeated && joined.differ.is_empty());
         let said = joined.finding(own()).message;
         assert!(
             said.starts_with(
@@ -543,7 +611,7 @@ mod tests {
             line(6, OWN, "tv", true),
         ];
         let joined = joined_note(&lines, own()).unwrap();
-        assert_eq!((joined.notes, joined.repeated, joined.differ), (2, true, false));
+        assert_eq!((joined.notes, joined.repeated, joined.differ.is_empty()), (2, true, true));
         assert_eq!(
             joined.statements,
             vec![vec![1, 2], vec![3, 4], vec![5, 6]],
@@ -575,10 +643,61 @@ mod tests {
         let lines =
             [line(1, OWN, "green", true), line(2, OWN, "tv", true), line(3, OWN, "summary", true), other_tv];
         let joined = joined_note(&lines, own()).unwrap();
-        assert!(joined.differ && joined.rejoin_command(bundle::NOTES_REF, own()).is_none());
+        assert_eq!(joined.differ, [("task-verification".to_owned(), vec![2, 4])]);
+        assert!(joined.rejoin_command(bundle::NOTES_REF, own()).is_none());
         let said = joined.finding(own()).message;
         assert!(said.contains("its task attested more than once, differently"), "{said}");
         assert!(said.contains(&format!("`git notes --ref={} edit {OWN}`", bundle::NOTES_REF)), "{said}");
+    }
+
+    #[test]
+    fn two_different_statements_of_one_phase_are_two_notes_of_it_and_no_rejoin_is_advised() {
+        // A union merge of the commit's note with a copy whose green test result is another,
+        // signed by anyone: not one note's copies, whatever its task verification and summary.
+        let mut other_green = line(5, OWN, "green", true);
+        other_green.payload_sha256 = "another green".into();
+        let lines = [
+            line(1, OWN, "green", true),
+            line(2, OWN, "tv", true),
+            line(3, OWN, "summary", true),
+            other_green,
+            line(6, OWN, "tv", false),
+            line(7, OWN, "summary", false),
+        ];
+        let joined = joined_note(&lines, own()).unwrap();
+        assert_eq!(joined.differ, [("test-result/green".to_owned(), vec![1, 5])]);
+        assert_eq!(joined.rejoin_command(bundle::NOTES_REF, own()), None);
+        let said = joined.finding(own()).message;
+        assert!(
+            said.contains("different statements of one kind (test-result/green at lines 1, 5)"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_note_of_many_copies_of_the_same_lines_reads_each_line_once_by_its_first_number() {
+        let one = [line(1, OWN, "green", true), line(2, OWN, "tv", true), line(3, OWN, "summary", true)];
+        let copy: Vec<u8> = bundle::join(&one.iter().map(|l| l.envelope.to_line()).collect::<Vec<_>>());
+        let mut note = Vec::new();
+        for _ in 0..LINES_READ {
+            note.extend_from_slice(&copy);
+            note.push(b'\n');
+        }
+        let mut findings = Vec::new();
+        assert_eq!(read_lines(&note, &mut findings).len(), LINES_READ - LINES_READ / 4);
+        assert_eq!(findings.last().unwrap().code, "lines_not_read", "{findings:?}");
+        let mut findings = Vec::new();
+        let (lines, repeated) = read_distinct_lines(&note, &mut findings);
+        assert_eq!(lines.iter().map(|l| l.number).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(repeated, 3 * (LINES_READ - 1), "blank lines are no repeats");
+        let blank: Vec<Option<usize>> = findings.iter().map(|f| f.line).collect();
+        assert_eq!(blank, [Some(4)], "the first blank line, once: {findings:?}");
+        // Its distinct lines are one note's; its repeats make it a join all the same.
+        assert_eq!(joined_note(&lines, own()), None);
+        let joined = joined_distinct_note(&lines, own(), true).unwrap();
+        assert_eq!((joined.notes, joined.repeated), (2, true));
+        assert_eq!(joined.statements, [vec![1], vec![2], vec![3]]);
+        assert!(joined.rejoin_command(bundle::NOTES_REF, own()).is_some());
     }
 
     #[test]

@@ -546,6 +546,38 @@ pub fn each_verifies(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> Vec<b
     env.signatures.iter().map(|s| check_one(&s.sig, &pae, trust, at).is_ok()).collect()
 }
 
+/// The finding code of a signature by a key the trust revokes.
+const REVOKED_KEY: &str = "revoked_key";
+
+/// How the caller's trust takes a signature that another copy of a line would add to it (`attest
+/// fetch`, `attest rejoin`: [`crate::model::bundle::SignatureCheck`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToJoin {
+    /// It holds over `pae` as [`check`] counts a signature: it takes a line's free places first.
+    Trusted,
+    /// By a key the trust revokes, whether or not the trust lists it (SSH: `--revoked`, git's
+    /// gpg.ssh.revocationFile, the revocation [`check`] applies; OpenPGP: a revoked certificate of
+    /// the trust): never joined. Why, as the verifier says it.
+    Revoked(String),
+    /// Neither: the trust does not vouch for it (nor against it).
+    Other,
+}
+
+/// How `trust` at `at` takes the signature `sig` over `pae` ([`ToJoin`]): judged by the one check
+/// [`check`] makes of each signature, then by the SSH revocation it applies, for a key no
+/// allowed-signers line lists (which that check refuses before it looks at revocations).
+#[must_use]
+pub fn to_join(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> ToJoin {
+    match check_one(sig, pae, trust, at) {
+        Ok(_) => ToJoin::Trusted,
+        Err(f) if f.code == REVOKED_KEY => ToJoin::Revoked(f.message),
+        Err(_) => match trust.ssh.as_ref().and_then(|ssh| ssh_verify::revoked_key(sig, &ssh.revoked)) {
+            Some(revoked) => ToJoin::Revoked(revoked.to_string()),
+            None => ToJoin::Other,
+        },
+    }
+}
+
 /// Who made `sig`, one signature of `env`, as `trust` establishes it at `at`, checked as [`check`]
 /// checks each; otherwise why it does not hold (its key not accepted, or it does not verify).
 ///
@@ -620,7 +652,7 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
         SshVerifyError::Malformed { .. } => (CommitOutcome::Malformed, "malformed_signature"),
         SshVerifyError::BadSignature { .. } => (CommitOutcome::BadSignature, "bad_signature"),
         SshVerifyError::UntrustedSigner { .. } => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
-        SshVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
+        SshVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, REVOKED_KEY),
         SshVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_key"),
     };
     Finding::new(outcome, code, e.to_string())
@@ -698,7 +730,7 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
         OpenPgpVerifyError::BadSignature { .. } => (CommitOutcome::BadSignature, "bad_signature"),
         OpenPgpVerifyError::UntrustedSigner { .. } => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
         OpenPgpVerifyError::Expired { .. } => (CommitOutcome::UntrustedSigner, "expired_key"),
-        OpenPgpVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
+        OpenPgpVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, REVOKED_KEY),
         OpenPgpVerifyError::NotYetValid { .. } => (CommitOutcome::UntrustedSigner, "not_yet_valid"),
         OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
         OpenPgpVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_openpgp"),

@@ -194,14 +194,20 @@ impl Repo {
         }
     }
 
-    /// The note blob `blob` of `annotated`, when it is within [`MAX_NOTE_BYTES`] (its size read
-    /// from the object's header first): a note any remote can write is never read beyond that.
-    fn note_bytes(&self, notes_ref: &str, annotated: ObjectId, blob: ObjectId) -> Result<Vec<u8>, GitError> {
-        self.blob_within(blob, MAX_NOTE_BYTES)?.map_err(|size| GitError::NoteTooLarge {
+    /// The note blob `blob` of `annotated`, when it is within `limit` bytes (its size read from
+    /// the object's header first): a note any remote can write is never read beyond that.
+    fn note_bytes(
+        &self,
+        notes_ref: &str,
+        annotated: ObjectId,
+        blob: ObjectId,
+        limit: u64,
+    ) -> Result<Vec<u8>, GitError> {
+        self.blob_within(blob, limit)?.map_err(|size| GitError::NoteTooLarge {
             notes_ref: notes_ref.to_owned(),
             annotated,
             size,
-            limit: MAX_NOTE_BYTES,
+            limit,
         })
     }
 
@@ -214,7 +220,7 @@ impl Repo {
             return Ok(None);
         };
         match self.note_blob_in(notes_ref, tree, annotated)? {
-            Some(blob) => self.note_bytes(notes_ref, annotated, blob).map(Some),
+            Some(blob) => self.note_bytes(notes_ref, annotated, blob, MAX_NOTE_BYTES).map(Some),
             None => Ok(None),
         }
     }
@@ -345,11 +351,28 @@ impl Repo {
     /// note (`None`: no note); `f` returning `None` removes the note. The bytes are stored exactly.
     /// The notes reference moves by compare-and-swap; when another writer moved it first, the
     /// notes are read again and `f` is called again ([`Repo::update_ref_retrying`]), so concurrent
-    /// writers never lose each other's notes. Notes of other objects are untouched.
+    /// writers never lose each other's notes. Notes of other objects are untouched. A current
+    /// note larger than [`MAX_NOTE_BYTES`] is not read ([`GitError::NoteTooLarge`]).
     pub fn update_note<E, F>(
         &self,
         notes_ref: &str,
         annotated: ObjectId,
+        f: F,
+    ) -> Result<NoteOutcome, UpdateNoteError<E>>
+    where
+        E: std::error::Error + 'static,
+        F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
+    {
+        self.update_note_within(notes_ref, annotated, MAX_NOTE_BYTES, f)
+    }
+
+    /// [`Repo::update_note`], reading a current note of up to `limit` bytes (`attest rejoin`
+    /// reads a note git joined of several notes, each up to [`MAX_NOTE_BYTES`]).
+    pub fn update_note_within<E, F>(
+        &self,
+        notes_ref: &str,
+        annotated: ObjectId,
+        limit: u64,
         mut f: F,
     ) -> Result<NoteOutcome, UpdateNoteError<E>>
     where
@@ -362,7 +385,7 @@ impl Repo {
             let head = self.notes_head_at(parent).map_err(read)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
             let current_blob = self.note_blob_in(notes_ref, tree, annotated).map_err(read)?;
-            let current = current_blob.map(|id| self.note_bytes(notes_ref, annotated, id)).transpose();
+            let current = current_blob.map(|id| self.note_bytes(notes_ref, annotated, id, limit)).transpose();
             let current = current.map_err(read)?;
             let wanted = f(current.as_deref()).map_err(UpdateNoteError::Compute)?;
             if wanted == current {

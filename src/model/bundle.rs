@@ -219,12 +219,23 @@ pub trait SignatureCheck {
     /// Why a signature cannot join, as a sentence fragment.
     type Refusal: std::fmt::Display;
 
-    /// The key that made `sig`, when `sig` is well formed and verifies over `pae`; otherwise why
+    /// `sig`, when it is well formed, verifies over `pae` and is by no key the caller's trust
+    /// revokes: the key that made it, and whether the caller's trust accepts it; otherwise why
     /// not.
     ///
     /// # Errors
-    /// Why the signature cannot join: malformed, not verifying, of a kind that cannot be checked.
-    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, Self::Refusal>;
+    /// Why the signature cannot join: malformed, not verifying, of a kind that cannot be checked,
+    /// by a revoked key.
+    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<Verified, Self::Refusal>;
+}
+
+/// A signature another copy of a line adds that verifies over the line ([`SignatureCheck::verify`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// The key that made it, as [`SignatureCheck::key`] names it.
+    pub key: String,
+    /// Whether the caller's trust accepts it: such signatures take a line's free places first.
+    pub trusted: bool,
 }
 
 /// Joins two copies of one commit's bundle (ours, and theirs from another clone) into one.
@@ -233,18 +244,19 @@ pub trait SignatureCheck {
 /// and two copies of a line are joined only when they are the same envelope apart from
 /// `signatures`: every other field (`payloadType` among them), known or not, byte for byte.
 /// Each line keeps our signatures, in our order, and gains each of theirs that `check` finds
-/// well formed and verifying over the line, by a key none of the line's signatures is by (a
-/// signature present in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
-/// in one clone replaces its unsigned copy in the other, and nothing their copy adds can make a
-/// line of ours read or verify differently. The result keeps our order of lines; a line that
-/// gains nothing keeps its bytes, one that gains keeps every byte but the signature objects
-/// inserted, each as their copy writes it ([`add_to_line`]), and identical copies come back
-/// unchanged.
+/// well formed and verifying over the line, by a key none of the line's signatures is by and that
+/// the caller's trust does not revoke (a signature present in both is kept once), while the line
+/// stays within [`MAX_SIGNATURES`]. So a line signed later in one clone replaces its unsigned copy
+/// in the other, and nothing their copy adds can make a line of ours read or verify differently.
+/// The result keeps our order of lines; a line that gains nothing keeps its bytes, one that gains
+/// keeps every byte but the signature objects inserted, each as their copy writes it
+/// ([`add_to_line`]), and identical copies come back unchanged.
 ///
 /// # Errors
 /// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, the
-/// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added,
-/// or the result would be larger than a reader takes. Nothing is guessed.
+/// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added
+/// (or would take the line past [`MAX_SIGNATURES`]), or the result would be larger than a reader
+/// takes. Nothing is guessed.
 pub fn merge<'a>(
     ours: &'a [u8],
     theirs: &'a [u8],
@@ -311,7 +323,15 @@ pub fn merge<'a>(
             continue;
         };
         let their_line = theirs.swap_remove(at);
-        lines.push(join_signatures(line, their_line, check, None)?.0);
+        if line.raw == their_line.raw {
+            lines.push(line.raw.to_vec());
+            continue;
+        }
+        if let Some(field) = differing_field(line.raw, their_line.raw) {
+            let statement = statement_name(&line.envelope);
+            return Err(MergeConflict::Field { statement, field: Quoted::from(field) });
+        }
+        lines.push(join_signatures(&line, vec![(0, their_line)], check, None)?.0);
     }
     Ok(join_within_caps(&lines)?)
 }
@@ -331,116 +351,175 @@ impl<'a> LineCopy<'a> {
     }
 }
 
-/// A second copy of a line joined into the first ([`join_copy`]).
+/// Other copies of a line joined into one of them ([`join_copies`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CopyJoined {
-    /// The line: the first copy's bytes when the second adds nothing.
+pub struct CopiesJoined {
+    /// The line: the first copy's bytes when the others add nothing.
     pub line: Vec<u8>,
-    /// How many signatures the second copy added.
+    /// How many signatures the other copies added.
     pub added: usize,
-    /// Why each signature of the second copy that the first does not carry was left out.
-    pub left_out: Vec<Quoted>,
+    /// What of the other copies was left out, and why, in the order found.
+    pub left_out: Vec<NotJoined>,
 }
 
-/// `theirs`, a second copy of the line `ours` (the same statement), joined into it as [`merge`]
-/// joins two clones' copies of a line (the same envelope apart from `signatures`, each signature
-/// of theirs checked by `check` and added when it verifies over the line by a key none of the
-/// line's signatures is by, up to [`MAX_SIGNATURES`]), except that a signature of theirs that
-/// cannot join is left out, saying why, and the others still join. So `attest rejoin` repairs a
-/// note git joined line by line: its copies are one note's, side by side, not another clone's
-/// word on it, and one broken signature beside them must not keep the good ones out.
+/// What of another copy of a line a join left out ([`join_copies`]), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotJoined {
+    /// The copy: its position among the other copies given.
+    pub copy: usize,
+    /// Which part of it.
+    pub part: LeftPart,
+    /// Why (from the copy's own text: quoted).
+    pub reason: Quoted,
+}
+
+/// What of another copy a join left out ([`NotJoined`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftPart {
+    /// The copy whole: it cannot be joined, so none of its signatures was.
+    Copy,
+    /// One of its signatures.
+    Signature {
+        /// The key that made it, as the signature tells it ([`SignatureCheck::key`]).
+        key: Option<String>,
+        /// Whether the caller's trust accepts it.
+        trusted: bool,
+    },
+}
+
+/// `others`, further copies of the line `first` (the same statement), joined into it as [`merge`]
+/// joins two clones' copies of a line (each signature checked by `check`, and added when it
+/// verifies over the line by a key none of the line's signatures is by and the caller's trust
+/// does not revoke), except that what cannot join is left out, saying what and why, and the rest
+/// still joins: a signature that cannot, or a copy whose signed content (`payloadType`, the
+/// payload, a Sigstore bundle) differs. Fields no signature covers (an envelope's unknown
+/// members, the payload's base64 alphabet) neither stop a copy from joining nor come with it: the
+/// line keeps `first`'s. Signatures the caller's trust accepts take the line's free places (up to
+/// [`MAX_SIGNATURES`]) before the others, whichever copy carries them. So `attest rejoin` repairs
+/// a note git joined line by line: its copies are one note's, side by side, not another clone's
+/// word on it, and one broken signature or relayed field beside them must not keep the good ones
+/// out.
 ///
 /// # Errors
-/// [`MergeConflict`]: a copy is not an envelope, the two are not the same statement, or they
-/// differ in a field other than `signatures`.
-pub fn join_copy(
-    ours: &[u8],
-    theirs: &[u8],
+/// [`MergeConflict::Unreadable`]: `first` is not an envelope.
+pub fn join_copies(
+    first: &[u8],
+    others: &[&[u8]],
     check: &impl SignatureCheck,
-) -> Result<CopyJoined, MergeConflict> {
-    let read = |side: &'static str, raw| {
-        LineCopy::read(raw).map_err(|e| MergeConflict::Unreadable {
-            side,
-            line: 1,
-            reason: Quoted::from(e.to_string()),
-        })
-    };
-    let (line, their_line) = (read("our", ours)?, read("their", theirs)?);
-    if line.envelope.payload != their_line.envelope.payload {
-        return Err(MergeConflict::Statements {
-            ours_only: vec![statement_name(&line.envelope)],
-            theirs_only: vec![statement_name(&their_line.envelope)],
-            ours_repeated: Vec::new(),
-            theirs_repeated: Vec::new(),
-        });
-    }
+) -> Result<CopiesJoined, MergeConflict> {
+    let line = LineCopy::read(first).map_err(|e| MergeConflict::Unreadable {
+        side: "our",
+        line: 1,
+        reason: Quoted::from(e.to_string()),
+    })?;
     let mut left_out = Vec::new();
-    let (line, added) = join_signatures(line, their_line, check, Some(&mut left_out))?;
-    Ok(CopyJoined { line, added, left_out })
+    let mut copies = Vec::new();
+    for (copy, raw) in others.iter().copied().enumerate() {
+        let conflict = match LineCopy::read(raw) {
+            Err(e) => {
+                MergeConflict::Unreadable { side: "their", line: 1, reason: Quoted::from(e.to_string()) }
+            }
+            Ok(theirs) if theirs.envelope.payload != line.envelope.payload => MergeConflict::Statements {
+                ours_only: vec![statement_name(&line.envelope)],
+                theirs_only: vec![statement_name(&theirs.envelope)],
+                ours_repeated: Vec::new(),
+                theirs_repeated: Vec::new(),
+            },
+            Ok(theirs) => match differing_signed_field(&line.envelope, &theirs.envelope) {
+                Some(field) => MergeConflict::Field {
+                    statement: statement_name(&line.envelope),
+                    field: Quoted::from(field),
+                },
+                None => {
+                    copies.push((copy, theirs));
+                    continue;
+                }
+            },
+        };
+        left_out.push(NotJoined { copy, part: LeftPart::Copy, reason: Quoted::from(conflict.to_string()) });
+    }
+    let (line, added) = join_signatures(&line, copies, check, Some(&mut left_out))?;
+    Ok(CopiesJoined { line, added, left_out })
 }
 
-/// Our copy of a line joined with theirs, and how many signatures theirs added: our line's text
-/// with each added signature object as their copy writes it ([`add_to_line`]). With `left_out`,
-/// each signature of theirs that cannot join is left out and said there; without, it refuses the
-/// join ([`merge`]: nothing is guessed).
-fn join_signatures(
-    ours: LineCopy<'_>,
-    theirs: LineCopy<'_>,
+/// A signature of another copy that verifies over the line, to be added, with its object's text
+/// as that copy writes it.
+struct Candidate<'a> {
+    copy: usize,
+    sig: Signature,
+    text: &'a str,
+    key: String,
+    trusted: bool,
+}
+
+/// Our copy of a line joined with the signatures of `copies` (each with its position among the
+/// copies given), and how many they added: our line's text with each added signature object as
+/// its copy writes it ([`add_to_line`]). Those the caller's trust accepts take the free places
+/// first; the others what is left. With `left_out`, each signature that cannot join is left out
+/// and said there; without, it refuses the join ([`merge`]: nothing is guessed).
+fn join_signatures<'a>(
+    ours: &LineCopy<'_>,
+    copies: Vec<(usize, LineCopy<'a>)>,
     check: &impl SignatureCheck,
-    mut left_out: Option<&mut Vec<Quoted>>,
+    mut left_out: Option<&mut Vec<NotJoined>>,
 ) -> Result<(Vec<u8>, usize), MergeConflict> {
-    if ours.raw == theirs.raw {
-        return Ok((ours.raw.to_vec(), 0));
-    }
     let line = &ours.envelope;
-    let statement = || statement_name(line);
-    if let Some(field) = differing_field(ours.raw, theirs.raw) {
-        return Err(MergeConflict::Field { statement: statement(), field: Quoted::from(field) });
-    }
     let pae = line.pae();
     let mut keys: Vec<String> = line.signatures.iter().filter_map(|s| check.key(s)).collect();
-    let mut added: Vec<(&Signature, &str)> = Vec::new();
-    for (sig, text) in theirs.envelope.signatures.iter().zip(&theirs.signatures) {
-        if line.signatures.contains(sig) || added.iter().any(|(a, _)| *a == sig) {
-            continue;
-        }
-        let joins = match check.verify(&pae, sig) {
-            Ok(signer) if keys.contains(&signer) => {
-                Err(format!("the line carries a signature by {signer} already"))
+    let mut found: Vec<Candidate<'a>> = Vec::new();
+    for (copy, theirs) in copies {
+        for (sig, text) in theirs.envelope.signatures.into_iter().zip(theirs.signatures) {
+            if line.signatures.contains(&sig) || found.iter().any(|c| c.sig == sig) {
+                continue;
             }
-            Ok(signer) => Ok(signer),
-            Err(why) => Err(why.to_string()),
-        };
-        match (joins, left_out.as_deref_mut()) {
-            (Ok(signer), _) => {
-                keys.push(signer);
-                added.push((sig, text));
-            }
-            (Err(reason), Some(out)) => out.push(Quoted::from(reason)),
-            (Err(reason), None) => {
-                return Err(MergeConflict::Signature {
-                    statement: statement(),
-                    reason: Quoted::from(reason),
-                });
+            let joins = match check.verify(&pae, &sig) {
+                Ok(v) if keys.contains(&v.key) => {
+                    let why = format!("the line carries a signature by {} already", v.key);
+                    Err((Some(v.key), v.trusted, why))
+                }
+                Ok(v) => Ok(v),
+                Err(why) => Err((check.key(&sig), false, why.to_string())),
+            };
+            match (joins, left_out.as_deref_mut()) {
+                (Ok(Verified { key, trusted }), _) => {
+                    keys.push(key.clone());
+                    found.push(Candidate { copy, sig, text, key, trusted });
+                }
+                (Err((key, trusted, why)), Some(out)) => {
+                    out.push(NotJoined {
+                        copy,
+                        part: LeftPart::Signature { key, trusted },
+                        reason: Quoted::from(why),
+                    });
+                }
+                (Err((_, _, why)), None) => {
+                    let statement = statement_name(line);
+                    return Err(MergeConflict::Signature { statement, reason: Quoted::from(why) });
+                }
             }
         }
     }
     let room = MAX_SIGNATURES.saturating_sub(line.signatures.len());
-    if added.len() > room {
+    if found.len() > room {
         let Some(out) = left_out else {
-            return Err(MergeConflict::TooManySignatures {
-                statement: statement(),
-                ours: line.signatures.len(),
-                theirs: added.len(),
-            });
+            let (statement, ours, theirs) = (statement_name(line), line.signatures.len(), found.len());
+            return Err(MergeConflict::TooManySignatures { statement, ours, theirs });
         };
-        out.push(Quoted::from(format!(
-            "{} signature(s) past the {MAX_SIGNATURES} an envelope may carry",
-            added.len() - room
-        )));
-        added.truncate(room);
+        let (kept, past) = within_room(found, room);
+        out.extend(past.into_iter().map(|c| NotJoined {
+            copy: c.copy,
+            part: LeftPart::Signature { key: Some(c.key), trusted: c.trusted },
+            reason: Quoted::from(format!(
+                "past the {MAX_SIGNATURES} signatures an envelope may carry{}",
+                if c.trusted { "" } else { ", whose free places went first to those your trust accepts" }
+            )),
+        }));
+        found = kept;
     }
-    let texts: Vec<&str> = added.iter().map(|(_, text)| *text).collect();
+    if found.is_empty() {
+        return Ok((ours.raw.to_vec(), 0));
+    }
+    let texts: Vec<&str> = found.iter().map(|c| c.text).collect();
     // Never refused in practice: our line reads, each text is a signature object their line
     // reads, and the count is within the cap.
     let joined = add_to_line(ours.raw, &texts, None).map_err(|e| MergeConflict::Unreadable {
@@ -449,6 +528,30 @@ fn join_signatures(
         reason: Quoted::from(e.to_string()),
     })?;
     Ok((joined, texts.len()))
+}
+
+/// Of `found` (in the order found), the `room` that join, those the caller's trust accepts first,
+/// each part still in the order found; and the rest.
+fn within_room(found: Vec<Candidate<'_>>, room: usize) -> (Vec<Candidate<'_>>, Vec<Candidate<'_>>) {
+    let trusted = found.iter().filter(|c| c.trusted).count();
+    let (mut trusted_room, mut other_room) = (room.min(trusted), room.saturating_sub(trusted));
+    found.into_iter().partition(|c| {
+        let left = if c.trusted { &mut trusted_room } else { &mut other_room };
+        let joins = *left > 0;
+        *left = left.saturating_sub(1);
+        joins
+    })
+}
+
+/// The first field of `theirs` whose value differs from `ours` among those a signature covers or
+/// is (`payloadType`, whose PAE every signature signs, and the Sigstore bundle, which is a
+/// signature); `None` when they differ in nothing else but fields no signature covers. Both carry
+/// the same payload.
+fn differing_signed_field(ours: &Envelope, theirs: &Envelope) -> Option<&'static str> {
+    if ours.payload_type != theirs.payload_type {
+        return Some("payloadType");
+    }
+    (ours.sigstore != theirs.sigstore).then_some("sigstore")
 }
 
 /// The first field (by name) in which two envelope lines differ, `signatures` aside, comparing
@@ -498,18 +601,26 @@ mod merge_tests {
             .into_bytes()
     }
 
-    /// A signature `good:<key>` verifies, made by `<key>`; anything else does not.
+    /// A signature `good:<key>` verifies, made by `<key>`; `trusted:<key>` too, by a key the
+    /// caller's trust accepts; `revoked:<key>` is by a key it revokes; anything else does not
+    /// verify.
     struct Check;
 
     impl SignatureCheck for Check {
         fn key(&self, sig: &Signature) -> Option<String> {
-            std::str::from_utf8(&sig.sig).ok()?.strip_prefix("good:").map(str::to_owned)
+            let text = std::str::from_utf8(&sig.sig).ok()?;
+            let (_, key) = text.split_once(':')?;
+            ["good:", "trusted:", "revoked:"].iter().any(|p| text.starts_with(p)).then(|| key.to_owned())
         }
 
         type Refusal = &'static str;
 
-        fn verify(&self, _pae: &[u8], sig: &Signature) -> Result<String, &'static str> {
-            self.key(sig).ok_or("it does not verify")
+        fn verify(&self, _pae: &[u8], sig: &Signature) -> Result<Verified, &'static str> {
+            if sig.sig.starts_with(b"revoked:") {
+                return Err("the key is revoked");
+            }
+            let key = self.key(sig).ok_or("it does not verify")?;
+            Ok(Verified { key, trusted: sig.sig.starts_with(b"trusted:") })
         }
     }
 
@@ -520,7 +631,9 @@ mod merge_tests {
     fn envelope(n: u32, sigs: &[&str]) -> Envelope {
         let mut e = Envelope::unsigned(statement(n));
         for s in sigs {
-            e.signatures.push(Signature { keyid: format!("key-{s}"), sig: format!("good:{s}").into_bytes() });
+            // `<key>` verifies by an untrusted key; `trusted:<key>`, `revoked:<key>` as [`Check`] says.
+            let sig = if s.contains(':') { (*s).to_owned() } else { format!("good:{s}") };
+            e.signatures.push(Signature { keyid: format!("key-{s}"), sig: sig.into_bytes() });
         }
         e
     }
@@ -582,7 +695,7 @@ mod merge_tests {
             merge(format!("{ours}\n").as_bytes(), format!("{theirs}\n").as_bytes()).unwrap(),
             [joined.clone(), b"\n".to_vec()].concat()
         );
-        let copy = join_copy(ours.as_bytes(), theirs.as_bytes(), &Check).unwrap();
+        let copy = super::join_copies(ours.as_bytes(), &[theirs.as_bytes()], &Check).unwrap();
         assert_eq!((copy.line, copy.added), (joined, 1));
     }
 
@@ -694,43 +807,145 @@ mod merge_tests {
         ));
     }
 
+    /// `others` joined into `first` ([`join_copies`]).
+    fn join_copies(first: &[u8], others: &[&Envelope]) -> CopiesJoined {
+        let lines: Vec<Vec<u8>> = others.iter().map(|e| e.to_line()).collect();
+        let others: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+        super::join_copies(first, &others, &Check).unwrap()
+    }
+
+    fn signature(copy: usize, key: &str, trusted: bool, reason: &str) -> NotJoined {
+        let part = LeftPart::Signature { key: Some(key.to_owned()), trusted };
+        NotJoined { copy, part, reason: Quoted::from(reason) }
+    }
+
     #[test]
     fn a_copy_joined_into_another_leaves_out_each_signature_that_cannot_join_and_joins_the_rest() {
         let ours = envelope(1, &["a"]).to_line();
         let mut theirs = envelope(1, &["a", "b"]);
         theirs.signatures.insert(0, Signature { keyid: "k".into(), sig: b"junk".to_vec() });
-        let joined = join_copy(&ours, &theirs.to_line(), &Check).unwrap();
+        let joined = join_copies(&ours, &[&theirs]);
         assert_eq!(Envelope::parse(&joined.line).unwrap().signatures, envelope(1, &["a", "b"]).signatures);
         assert_eq!(joined.added, 1);
-        assert_eq!(joined.left_out.len(), 1, "{:?}", joined.left_out);
-        assert_eq!(joined.left_out[0].to_string(), "it does not verify");
+        let junk = NotJoined {
+            copy: 0,
+            part: LeftPart::Signature { key: None, trusted: false },
+            reason: Quoted::from("it does not verify"),
+        };
+        assert_eq!(joined.left_out, [junk]);
         // Where a fetch refuses the copy whole.
         assert!(matches!(
             merge(&bundle(&[envelope(1, &["a"])]), &bundle(&[theirs])),
             Err(MergeConflict::Signature { .. })
         ));
-        let nothing = join_copy(&ours, &envelope(1, &[]).to_line(), &Check).unwrap();
+        let nothing = join_copies(&ours, &[&envelope(1, &[])]);
         assert_eq!((nothing.line, nothing.added), (ours.clone(), 0), "our bytes, as they were");
-        assert!(matches!(
-            join_copy(&ours, &envelope(2, &["b"]).to_line(), &Check),
-            Err(MergeConflict::Statements { .. })
-        ));
+        let other = join_copies(&ours, &[&envelope(2, &["b"])]);
+        assert_eq!((other.line, other.added), (ours, 0));
+        assert_eq!(other.left_out.len(), 1);
+        assert_eq!(other.left_out[0].part, LeftPart::Copy, "another statement: none of its signatures");
+        assert!(other.left_out[0].reason.to_string().starts_with("the two notes hold different statements"));
     }
 
     #[test]
-    fn a_copy_joined_into_another_stops_at_the_signature_cap_and_says_so() {
+    fn a_copy_joined_into_another_stops_at_the_signature_cap_and_names_each_left_out() {
         let keys: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
         let ours = envelope(1, &keys.iter().map(String::as_str).collect::<Vec<_>>()).to_line();
         let others: Vec<String> = (0..12).map(|i| format!("other{i}")).collect();
         let theirs: Vec<&str> = keys[..4].iter().chain(&others).map(String::as_str).collect();
-        let joined = join_copy(&ours, &envelope(1, &theirs).to_line(), &Check).unwrap();
+        let joined = join_copies(&ours, &[&envelope(1, &theirs)]);
         assert_eq!(Envelope::parse(&joined.line).unwrap().signatures.len(), MAX_SIGNATURES);
         assert_eq!(joined.added, MAX_SIGNATURES - 10);
-        assert!(
-            joined.left_out[0].to_string().starts_with("6 signature(s) past the 16"),
-            "{:?}",
-            joined.left_out
+        let past = "past the 16 signatures an envelope may carry, whose free places went first to those your trust accepts";
+        let expected: Vec<NotJoined> = others[6..].iter().map(|k| signature(0, k, false, past)).collect();
+        assert_eq!(joined.left_out, expected);
+    }
+
+    #[test]
+    fn signatures_the_trust_accepts_take_the_free_places_first_whichever_copy_carries_them() {
+        // Ada's line, an attacker's copy with 15 more signatures by keys nobody trusts, and
+        // Carol's copy with her trusted approval, after it.
+        let ours = envelope(1, &["trusted:ada"]);
+        let eves: Vec<String> = (0..15).map(|i| format!("eve{i}")).collect();
+        let attacker: Vec<&str> =
+            std::iter::once("trusted:ada").chain(eves.iter().map(String::as_str)).collect();
+        let carol = envelope(1, &["trusted:ada", "trusted:carol"]);
+        let joined = join_copies(&ours.to_line(), &[&envelope(1, &attacker), &carol]);
+        let signatures = Envelope::parse(&joined.line).unwrap().signatures;
+        assert_eq!(signatures.len(), MAX_SIGNATURES);
+        assert!(signatures.iter().any(|s| s.sig == b"trusted:carol"), "Carol's approval joined");
+        // The rest in the order found: the attacker's first 14, then Carol's.
+        assert_eq!(signatures[14].sig, b"good:eve13");
+        assert_eq!(signatures[15].sig, b"trusted:carol");
+        let past = "past the 16 signatures an envelope may carry, whose free places went first to those your trust accepts";
+        assert_eq!(joined.left_out, [signature(0, "eve14", false, past)]);
+        // Trusted ones past the cap are named as such.
+        let full: Vec<String> = (0..16).map(|i| format!("trusted:k{i}")).collect();
+        let full = envelope(1, &full.iter().map(String::as_str).collect::<Vec<_>>()).to_line();
+        let joined = join_copies(&full, &[&envelope(1, &["trusted:carol"])]);
+        let past = "past the 16 signatures an envelope may carry";
+        assert_eq!(joined.left_out, [signature(0, "carol", true, past)]);
+        // A fetch refuses what a line cannot carry, whatever the trust: nothing is guessed.
+        let fifteen: Vec<String> = (0..15).map(|i| format!("u{i}")).collect();
+        let many = envelope(1, &fifteen.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(matches!(
+            merge(&bundle(&[envelope(1, &["trusted:ada", "x"])]), &bundle(&[many])),
+            Err(MergeConflict::TooManySignatures { ours: 2, theirs: 15, .. })
+        ));
+    }
+
+    #[test]
+    fn a_signature_by_a_key_the_trust_revokes_is_left_out_by_a_rejoin_and_refused_by_a_fetch() {
+        let ours = envelope(1, &["trusted:ada"]);
+        let theirs = envelope(1, &["trusted:ada", "revoked:eve", "bob"]);
+        let joined = join_copies(&ours.to_line(), &[&theirs]);
+        assert_eq!(
+            Envelope::parse(&joined.line).unwrap().signatures,
+            envelope(1, &["trusted:ada", "bob"]).signatures
         );
+        assert_eq!(joined.left_out, [signature(0, "eve", false, "the key is revoked")]);
+        match merge(&bundle(&[ours]), &bundle(&[theirs])) {
+            Err(MergeConflict::Signature { reason, .. }) => {
+                assert_eq!(reason.to_string(), "the key is revoked")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn copies_that_differ_only_in_fields_no_signature_covers_join_and_keep_the_first_s_fields() {
+        let plain = envelope(1, &["trusted:ada", "trusted:carol"]);
+        let mut relayed = envelope(1, &["trusted:ada", "trusted:bob"]);
+        relayed.extra.insert("x".into(), RawJson::from_value(&serde_json::json!(1)).unwrap());
+        let joined = join_copies(&plain.to_line(), &[&relayed]);
+        assert!(joined.left_out.is_empty(), "{:?}", joined.left_out);
+        let line = Envelope::parse(&joined.line).unwrap();
+        assert_eq!(line.signatures, envelope(1, &["trusted:ada", "trusted:carol", "trusted:bob"]).signatures);
+        assert!(line.extra.is_empty(), "no field of the relayed copy comes with its signatures");
+        let joined = join_copies(&relayed.to_line(), &[&plain]);
+        assert!(
+            Envelope::parse(&joined.line).unwrap().extra.contains_key("x"),
+            "the first copy's own fields"
+        );
+        // A fetch still joins only copies alike in every field.
+        assert!(matches!(
+            merge(&bundle(std::slice::from_ref(&plain)), &bundle(&[relayed])),
+            Err(MergeConflict::Field { .. })
+        ));
+        // What a signature covers, or is, still keeps a copy out whole.
+        let mut retyped = envelope(1, &["trusted:bob"]);
+        retyped.payload_type = "text/plain".into();
+        let mut keyless = envelope(1, &["trusted:bob"]);
+        keyless.sigstore = RawJson::from_value(&serde_json::json!({"bundle": 1})).ok();
+        let joined = join_copies(&plain.to_line(), &[&retyped, &keyless]);
+        assert_eq!(joined.added, 0);
+        let fields: Vec<(usize, &LeftPart, String)> =
+            joined.left_out.iter().map(|n| (n.copy, &n.part, n.reason.to_string())).collect();
+        assert_eq!(fields.len(), 2);
+        assert!(
+            fields[0].2.ends_with("differ in their `payloadType` field") && fields[0].1 == &LeftPart::Copy
+        );
+        assert!(fields[1].2.ends_with("differ in their `sigstore` field") && fields[1].0 == 1);
     }
 
     #[test]

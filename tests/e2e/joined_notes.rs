@@ -12,13 +12,23 @@
 //!   repair verify advises (`attest rejoin`), as `attest fetch` would have joined them;
 //! - a copy whose line carries one more signature that does not verify never wins over the sound
 //!   copy: the repair restores the note that holds;
-//! - blank lines in a note are told with the command that removes them.
+//! - blank lines in a note are told with the command that removes them;
+//! - the repair of a hostile join keeps every trusted approval: signatures by keys nobody trusts
+//!   never take the places of a trusted one past the 16 a line carries, a field no signature
+//!   covers added by a relay neither wins the copy kept nor keeps a trusted approval out, and a
+//!   signature by a key the user's trust revokes is never joined;
+//! - a second, different statement of one phase beside the commit's own is two notes of it, not
+//!   a copy to keep;
+//! - a joined note larger than a reader takes is rejoined, up to four notes' worth; a larger one
+//!   is told as not read, with advice that loses nothing and works as given.
 
 use std::process::Command;
 
-use serde_json::Value;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
 
-use crate::common::{self, NOTES_REF, Run};
+use crate::common::{self, Key, NOTES_REF, Run};
 use crate::team::{self, Clone, Team};
 
 /// Runs `command`, a command line the tool advised, in `clone` as a person pasting it would, with
@@ -254,7 +264,9 @@ fn a_copy_whose_line_carries_one_more_signature_that_does_not_verify_never_wins_
     let rejoin = quoted_after(message, "keep this commit's own note");
     assert_eq!(rejoin.len(), 1, "{message}");
     let report = paste(&ada, &rejoin[0]);
-    assert!(report.stdout.contains("left out: a signature of line 7: bad SSH signature"), "{report}");
+    let left_out = report.stdout.lines().find(|l| l.contains("left out:")).unwrap_or_default();
+    assert!(left_out.starts_with("  left out: a signature of line 7 by SSH key SHA256:"), "{report}");
+    assert!(left_out.contains(": bad SSH signature"), "{report}");
     assert_eq!(ada.note(&t001).unwrap(), sound, "the sound note, byte for byte");
     ada.assert_evidenced(1);
 }
@@ -288,4 +300,227 @@ fn blank_lines_in_a_note_are_told_with_the_command_that_removes_them_keeping_eve
     paste(&ada, &remove[0]);
     assert_eq!(ada.note(&t001).unwrap(), sound.as_bytes(), "every line kept, byte for byte");
     ada.assert_evidenced(1);
+}
+
+/// Ada's tick of T001 in her clone, which trusts Ada, Bob and Carol; Bob's and Carol's approvals
+/// of it, each made on Ada's note and kept aside as a notes reference of its own
+/// (`refs/notes/bob`, `refs/notes/carol`), as two clones' notes would be. Ada's note, unapproved,
+/// is in refs/notes/speccoder. The clone, the commit, and the policy that asks for both approvals.
+fn approvals_aside(team: &Team) -> (Clone<'_>, String, String) {
+    let ada = team.writer("ada", &team.ada);
+    let carol = common::ed25519(&team.tmp.path().join("keys"), "carol");
+    let three = [(common::PRINCIPAL, &team.ada), (team::BOB, &team.bob), ("carol@example.com", &carol)];
+    let trust = team.trust_file("trust-three", &three);
+    ada.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    let own = String::from_utf8(ada.note(&t001).unwrap()).unwrap();
+    for (name, key) in [("bob", &team.bob), ("carol", &carol)] {
+        let key = key.private.to_str().unwrap();
+        ada.speccoder(&["attest", "approve", &t001, "--signer", "ssh", "--key", key]).success();
+        let blob = ada.git(&["notes", "--ref", NOTES_REF, "list", &t001]);
+        ada.git(&["notes", "--ref", &format!("refs/notes/{name}"), "add", "-C", blob.trim(), &t001]);
+        ada.replace_note(&t001, &own);
+    }
+    let policy = approvals_policy(&team.tmp.path().join("policy.toml"), &[team::BOB, "carol@example.com"]);
+    (ada, t001, policy)
+}
+
+/// `attest verify` of `ada`'s branch under her trust and `policy`.
+fn verify_approved(ada: &Clone<'_>, policy: &str) -> Run {
+    ada.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "HEAD",
+        "--base",
+        "origin/main",
+        "--policy",
+        policy,
+        "--json",
+    ])
+}
+
+/// `line`, an envelope's JSON text, with a signature by each of `keys` added over its PAE, as
+/// anyone holding those keys can add one.
+fn signed_by(team: &Team, line: &str, keys: &[&Key]) -> String {
+    let pae = common::parse_bundle(format!("{line}\n").as_bytes()).remove(0).pae();
+    let mut envelope: Value = serde_json::from_str(line).unwrap();
+    for key in keys {
+        let sig = common::ssh_sign(team.tmp.path(), &team.home, key, &pae);
+        let signatures = envelope["signatures"].as_array_mut().unwrap();
+        signatures.push(json!({"keyid": "anyone", "sig": STANDARD.encode(sig)}));
+    }
+    serde_json::to_string(&envelope).unwrap()
+}
+
+/// The note of `rev` in `notes_ref` with its last line (the summary) changed by `edit`.
+fn with_summary(clone: &Clone<'_>, notes_ref: &str, rev: &str, edit: impl Fn(&str) -> String) -> String {
+    let note = clone.git(&["notes", "--ref", notes_ref, "show", rev]);
+    let mut lines: Vec<String> = note.lines().map(str::to_owned).collect();
+    let last = lines.pop().unwrap();
+    lines.push(edit(&last));
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Puts `text` as the note of `rev` in refs/notes/`name` (a notes history of its own), then joins
+/// it into refs/notes/speccoder as `git notes merge -s union` does.
+fn union_joined(clone: &Clone<'_>, name: &str, rev: &str, text: &str) {
+    let file = clone.team.tmp.path().join(format!("note-{name}"));
+    std::fs::write(&file, text).unwrap();
+    let notes_ref = format!("refs/notes/{name}");
+    clone.git(&[
+        "notes",
+        "--ref",
+        &notes_ref,
+        "add",
+        "-f",
+        "--no-stripspace",
+        "-F",
+        file.to_str().unwrap(),
+        rev,
+    ]);
+    clone.git(&["notes", "--ref", NOTES_REF, "merge", "-q", "-s", "union", &notes_ref]);
+}
+
+#[test]
+fn signatures_by_keys_nobody_trusts_never_take_the_place_of_a_trusted_approval_past_the_cap() {
+    let team = Team::new();
+    let (ada, t001, policy) = approvals_aside(&team);
+    // Bob's approval; then an attacker's copy, Ada's summary with 15 more signatures by keys
+    // nobody trusts; then Carol's approval, each joined by git's union.
+    let keys: Vec<Key> =
+        (0..15).map(|i| common::ed25519(&team.tmp.path().join("keys"), &format!("eve{i}"))).collect();
+    let keys: Vec<&Key> = keys.iter().collect();
+    let eve = with_summary(&ada, NOTES_REF, &t001, |line| signed_by(&team, line, &keys));
+    let bob = ada.git(&["notes", "--ref", "refs/notes/bob", "show", &t001]);
+    ada.replace_note(&t001, &bob);
+    union_joined(&ada, "eve", &t001, &eve);
+    ada.git(&["notes", "--ref", NOTES_REF, "merge", "-q", "-s", "union", "refs/notes/carol"]);
+
+    let report = ada.speccoder(&["attest", "rejoin", &t001]).success();
+    let summary = ada.note_lines(&t001).pop().unwrap();
+    assert_eq!(summary.signatures.len(), 16, "{report}");
+    let held = verify_approved(&ada, &policy).success();
+    assert!(held.stdout.contains("\"evidenced\""), "Bob's and Carol's approvals both kept: {held}\n{report}");
+    let left_out: Vec<&str> = report.stdout.lines().filter(|l| l.contains("left out:")).collect();
+    assert_eq!(left_out.len(), 2, "{report}");
+    for line in left_out {
+        assert!(line.starts_with("  left out: a signature of line 11 by SSH key SHA256:"), "{report}");
+        assert!(line.ends_with("past the 16 signatures an envelope may carry, whose free places went first to those your trust accepts"), "{report}");
+    }
+}
+
+#[test]
+fn a_field_no_signature_covers_added_by_a_relay_neither_wins_the_copy_kept_nor_keeps_an_approval_out() {
+    let team = Team::new();
+    let (ada, t001, policy) = approvals_aside(&team);
+    // Bob's approved note as a relay passed it on, `"x":1` added to the summary's envelope, first;
+    // Carol's after it.
+    let relayed = with_summary(&ada, "refs/notes/bob", &t001, |line| {
+        let mut envelope: Value = serde_json::from_str(line).unwrap();
+        envelope["x"] = json!(1);
+        serde_json::to_string(&envelope).unwrap()
+    });
+    ada.replace_note(&t001, &relayed);
+    ada.git(&["notes", "--ref", NOTES_REF, "merge", "-q", "-s", "union", "refs/notes/carol"]);
+
+    let report = ada.speccoder(&["attest", "rejoin", &t001]).success();
+    assert!(!report.stdout.contains("left out"), "{report}");
+    assert!(
+        report.stdout.contains("line 5: of lines 5, 11, line 11 kept; 3 signature(s), 1 joined"),
+        "{report}"
+    );
+    let summary = ada.note_lines(&t001).pop().unwrap();
+    assert_eq!(summary.envelope.get("x"), None, "the copy without it kept: {:?}", summary.envelope);
+    verify_approved(&ada, &policy).success();
+}
+
+#[test]
+fn a_signature_by_a_key_the_user_s_trust_revokes_is_left_out_and_named() {
+    let team = Team::new();
+    let (ada, t001, _) = approvals_aside(&team);
+    let eve = common::ed25519(&team.tmp.path().join("keys"), "eve");
+    let revoked = team.tmp.path().join("revoked");
+    std::fs::write(&revoked, format!("{}\n", eve.public_line)).unwrap();
+    let copy = with_summary(&ada, NOTES_REF, &t001, |line| signed_by(&team, line, &[&eve]));
+    union_joined(&ada, "eve", &t001, &copy);
+
+    let revoked = revoked.to_str().unwrap();
+    let report = ada.speccoder(&["attest", "rejoin", &t001, "--revoked", revoked]).success();
+    let left_out = report.stdout.lines().find(|l| l.contains("left out:")).unwrap_or_default();
+    assert!(left_out.starts_with("  left out: a signature of line 11 by SSH key SHA256:"), "{report}");
+    assert!(left_out.contains("revoked SSH key SHA256:") && left_out.contains(revoked), "{report}");
+    assert_eq!(ada.note_lines(&t001).pop().unwrap().signatures.len(), 1, "Ada's alone: {report}");
+    // So does git's own revocation setting (the copy joined again as a union merge joins it).
+    let own = String::from_utf8(ada.note(&t001).unwrap()).unwrap();
+    ada.replace_note(&t001, &format!("{own}\n{copy}"));
+    ada.git(&["config", "gpg.ssh.revocationFile", revoked]);
+    let report = ada.speccoder(&["attest", "rejoin", &t001, "--json"]).success();
+    let report: Value = serde_json::from_str(&report.stdout).unwrap();
+    let left_out = &report["left_out"][0];
+    assert_eq!((&left_out["what"], &left_out["trusted"]), (&json!("signature"), &json!(false)), "{report:#}");
+    assert_eq!(ada.note_lines(&t001).pop().unwrap().signatures.len(), 1);
+}
+
+#[test]
+fn a_second_different_statement_of_one_phase_beside_the_commit_s_own_is_two_notes_of_it() {
+    let team = Team::new();
+    let (ada, t001, _) = approvals_aside(&team);
+    // Ada's note with its first line (a test result) replaced by another of the same phase, one
+    // word of it changed, signed by Mallory, joined with Bob's approved note.
+    let own = ada.note(&t001).unwrap();
+    let mut lines: Vec<String> = String::from_utf8(own).unwrap().lines().map(str::to_owned).collect();
+    let first = common::parse_bundle(format!("{}\n", lines[0]).as_bytes()).remove(0);
+    let mut statement = first.statement.clone();
+    statement["predicate"]["passedTests"] = json!(["injected"]);
+    let payload = serde_json::to_vec(&statement).unwrap();
+    let injected =
+        json!({"payload": STANDARD.encode(&payload), "payloadType": common::PAYLOAD_TYPE, "signatures": []});
+    lines[0] = signed_by(&team, &injected.to_string(), &[&team.mallory]);
+    let bob = ada.git(&["notes", "--ref", "refs/notes/bob", "show", &t001]);
+    ada.replace_note(&t001, &bob);
+    union_joined(&ada, "mallory", &t001, &lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+    let joined = ada.note(&t001).unwrap();
+
+    let refused = ada.speccoder(&["attest", "rejoin", &t001]).failure(26);
+    let phase = first.statement["predicate"]["configuration"][0]["name"].as_str().unwrap();
+    let phase = phase.strip_prefix("speccoder:phase/").unwrap();
+    let phase = format!("different statements of one kind (test-result/{phase} at lines 1, 7)");
+    assert!(refused.stderr.contains(&phase), "{refused}");
+    assert!(
+        refused.stderr.contains("nothing was written") && !refused.stderr.contains("to trust it"),
+        "{refused}"
+    );
+    assert_eq!(ada.note(&t001).unwrap(), joined, "nothing written");
+}
+
+#[test]
+fn a_joined_note_larger_than_a_reader_takes_is_rejoined_and_one_larger_than_rejoin_reads_is_told_as_not_read()
+{
+    let team = Team::new();
+    let (ada, t001, _) = approvals_aside(&team);
+    let own = String::from_utf8(ada.note(&t001).unwrap()).unwrap();
+    let bob = ada.git(&["notes", "--ref", "refs/notes/bob", "show", &t001]);
+    // Bob's note, then copies of Ada's over and over: more than the 2 MiB a reader takes.
+    let copies = |bytes: usize| format!("{bob}{}", own.repeat(bytes / own.len() + 1));
+    ada.replace_note(&t001, &copies(3 << 20));
+    let report = ada.speccoder(&["attest", "rejoin", &t001]).success();
+    assert!(report.stdout.contains("repeated: "), "{report}");
+    assert_eq!(ada.note_lines(&t001).len(), 5, "{report}");
+    verify_approved(&ada, &approvals_policy(&team.tmp.path().join("bob.toml"), &[team::BOB])).success();
+
+    // More than four notes' worth: not read, and the advice keeps every line.
+    ada.replace_note(&t001, &copies(9 << 20));
+    let refused = ada.speccoder(&["attest", "rejoin", &t001]).failure(26);
+    assert!(refused.stderr.contains("so it was not read and nothing was written"), "{refused}");
+    assert!(!refused.stderr.contains("attest the task again"), "{refused}");
+    let advice = quoted_after(&refused.stderr, "keep one of each of its lines");
+    assert_eq!(advice.len(), 2, "{refused}");
+    for command in &advice {
+        paste(&ada, command);
+    }
+    assert_eq!(ada.note_lines(&t001).len(), 5);
+    let summary = ada.note_lines(&t001).pop().unwrap();
+    assert_eq!(summary.signatures.len(), 2, "Ada's and Bob's approval");
 }

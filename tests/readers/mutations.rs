@@ -21,6 +21,7 @@ use serde_json::Value;
 use speccoder_attest::attest::remote_signatures::RemoteSignatures;
 use speccoder_attest::check::line::{ReadLine, read_line};
 use speccoder_attest::check::outcome::{CommitOutcome, Finding};
+use speccoder_attest::check::trust::SignatureTrust;
 use speccoder_attest::model::held_out::HeldOutManifest;
 use speccoder_attest::model::policy::{JudgeConfig, policy_sha256};
 use speccoder_attest::model::{bundle, dsse};
@@ -298,7 +299,8 @@ proptest! {
                 .map(|line| dsse::Envelope::parse(line).ok().map(|e| (e.payload, e.payload_type)))
                 .collect()
         };
-        let check = RemoteSignatures { openpgp: None, now: time::OffsetDateTime::now_utc() };
+        let (trust, now) = (SignatureTrust::default(), time::OffsetDateTime::now_utc());
+        let check = RemoteSignatures { trust: &trust, now, at: now };
         for (ours, theirs) in [(&note, &SEEDS.note), (&SEEDS.note, &note)] {
             match bundle::merge(ours, theirs, &check) {
                 Ok(merged) => {

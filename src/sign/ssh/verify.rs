@@ -126,6 +126,17 @@ pub fn malformed(armored_sig: &[u8]) -> Option<SshVerifyError> {
     read(armored_sig).err().filter(|e| matches!(e, SshVerifyError::Malformed { .. }))
 }
 
+/// [`SshVerifyError::Revoked`] when `revoked` revokes the key `armored_sig` carries, or its
+/// certificate's CA, by the revocation [`verify`] applies, whether or not any allowed-signers line
+/// trusts the key: a join never adds a signature the caller's trust revokes. `None` when no
+/// revocation names it, or the signature does not decode. The signature itself is not verified.
+#[must_use]
+pub fn revoked_key(armored_sig: &[u8], revoked: &RevokedKeys) -> Option<SshVerifyError> {
+    let sig = sshsig::parse_armored(armored_sig).ok()?;
+    let reason = revocation(&sig.signer, revoked)?;
+    Some(SshVerifyError::Revoked { fingerprint: fingerprint(sig.signer.signing_key()), reason })
+}
+
 /// The fingerprint of the key `armored_sig` carries and the principals `allowed` trusts it as
 /// for `namespace` at `at`, when it trusts it and `revoked` does not revoke it. The signature
 /// itself is not verified: this tells a signature that does not verify by a key the caller trusts
