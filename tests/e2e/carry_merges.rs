@@ -8,7 +8,7 @@ use crate::common;
 
 use serde_json::Value;
 
-use common::{Evidence, PRINCIPAL, Project, SPECKIT_UNIT};
+use common::{Evidence, Project, SPECKIT_UNIT};
 
 /// `p` commits `text` to `file` with `subject`.
 fn commit(p: &Project, file: &str, text: &str, subject: &str) {
@@ -35,12 +35,7 @@ fn merge(p: &Project, other: &str, edit: Option<(&str, &str)>) -> String {
 /// onto it with `--rebase-merges`. Signed with a key git's configuration trusts. The project,
 /// M2 and the old task commit.
 fn criss_cross_rebased(side_edit: Option<(&str, &str)>) -> (Project, String, String) {
-    let p = Project::speckit();
-    let ada = common::ed25519(&p.scratch_dir("keys"), "ada");
-    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(PRINCIPAL, &ada)]);
-    p.git(&["config", "gpg.format", "ssh"]);
-    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    let p = Project::speckit_signed_by_git_config();
     p.git(&["checkout", "-q", "-b", "side"]);
     commit(&p, "src/b.rs", "pub fn b() {}\n", "B");
     p.git(&["checkout", "-q", "-b", "feature", "main"]);
@@ -101,12 +96,7 @@ fn with_task(tasks: &str, task: &str) -> String {
 /// `again`. Signed with a key git's configuration trusts. The project, the merge and the old
 /// task commit.
 fn tasks_conflict_rebased(again: impl Fn(&str) -> String) -> (Project, String, String) {
-    let p = Project::speckit();
-    let ada = common::ed25519(&p.scratch_dir("keys"), "ada");
-    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(PRINCIPAL, &ada)]);
-    p.git(&["config", "gpg.format", "ssh"]);
-    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    let p = Project::speckit_signed_by_git_config();
     let base = String::from_utf8(p.read(TASKS)).unwrap();
     p.git(&["checkout", "-q", "-b", "side"]);
     commit(&p, TASKS, &with_task(&base, "T091 Side task"), "Side task");

@@ -12,18 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use common::{Evidence, PRINCIPAL, Project, SPECKIT_UNIT};
-
-/// A Spec Kit project whose ticks are signed with a key git's configuration trusts.
-fn signed_project() -> Project {
-    let p = Project::speckit();
-    let ada = common::ed25519(&p.scratch_dir("keys"), "ada");
-    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(PRINCIPAL, &ada)]);
-    p.git(&["config", "gpg.format", "ssh"]);
-    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
-    p
-}
+use common::{Evidence, Project, SPECKIT_UNIT};
 
 /// `p` commits `text` to `file` with `subject`; the commit's id.
 fn commit(p: &Project, file: &str, text: &str, subject: &str) -> String {
@@ -75,7 +64,7 @@ fn assert_series_differs(case: &str, (code, report): (Option<i32>, Value)) {
 /// then changes line 3, `main_edit`, and `feature` is rebased onto it. The project, the old and
 /// the new task commit.
 fn rebased_under(main_edit: Option<(usize, &str)>) -> (Project, String, String) {
-    let p = signed_project();
+    let p = Project::speckit_signed_by_git_config();
     commit(&p, "src/store.rs", &numbered(10, &[]), "The store");
     p.git(&["checkout", "-q", "-b", "feature"]);
     commit(&p, "src/store.rs", &numbered(10, &[(5, "line 5 implemented")]), "Implement");
@@ -114,7 +103,7 @@ fn a_rebase_onto_a_moved_main_is_carried_whatever_the_pathspec_variables_say() {
 #[test]
 fn a_submodule_bumped_to_another_commit_is_another_change_though_gitmodules_ignores_it() {
     let [a, b, c] = ["1", "2", "3"].map(|d| d.repeat(40));
-    let p = signed_project();
+    let p = Project::speckit_signed_by_git_config();
     p.write(".gitmodules", "[submodule \"vendor\"]\n\tpath = vendor\n\turl = https://example.invalid/vendor.git\n\tignore = all\n");
     p.git(&["add", ".gitmodules"]);
     p.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{a},vendor")]);
@@ -142,7 +131,7 @@ fn a_submodule_bumped_to_another_commit_is_another_change_though_gitmodules_igno
 /// is committed with `src/x.rs` first (a `.gitattributes` beside it, say). The project, the old and
 /// the new task commit.
 fn dropped_by_a_merge(base: &[(&str, &str)]) -> (Project, String, String) {
-    let p = signed_project();
+    let p = Project::speckit_signed_by_git_config();
     for (file, text) in base {
         p.write(file, text);
     }

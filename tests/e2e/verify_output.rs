@@ -360,13 +360,7 @@ fn a_github_annotation_is_placed_on_its_task_line_even_when_the_spec_document_it
 fn a_note_s_text_that_would_break_its_line_stays_on_the_line_of_its_github_annotation() {
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
-    let p = Project::speckit();
-    let keys = p.scratch_dir("keys");
-    let ada = common::ed25519(&keys, "ada");
-    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(common::PRINCIPAL, &ada)]);
-    p.git(&["config", "gpg.format", "ssh"]);
-    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    let p = Project::speckit_signed_by_git_config();
     let target = format!("{}/T001", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("T001"), &target, common::Evidence::Verified);
     p.attest(&target, &evidence, &[]).success();

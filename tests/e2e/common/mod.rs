@@ -216,6 +216,19 @@ impl Project {
         Project::from_fixture("speckit")
     }
 
+    /// [`Project::speckit`] whose ticks git's configuration signs and trusts: `gpg.format=ssh`,
+    /// `user.signingKey` a new ed25519 key of [`PRINCIPAL`], `gpg.ssh.allowedSignersFile` a file
+    /// that lists it.
+    pub fn speckit_signed_by_git_config() -> Project {
+        let p = Project::speckit();
+        let ada = ed25519(&p.scratch_dir("keys"), "ada");
+        let trust = allowed_signers(&p.scratch.join("trust"), &[(PRINCIPAL, &ada)]);
+        p.git(&["config", "gpg.format", "ssh"]);
+        p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+        p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+        p
+    }
+
     /// A repository holding `fixtures/openspec`, one commit on `main`.
     pub fn openspec() -> Project {
         Project::from_fixture("openspec")
