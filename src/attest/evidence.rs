@@ -174,7 +174,7 @@ fn unless_leaking(text: String) -> String {
     };
     let expected =
         text.rfind(", expected ").map(|at| &text[at + 2..]).filter(|e| clean::check_str(e).is_ok());
-    let notice = format!("(a value not shown, as it holds {})", leak.what);
+    let notice = clean::not_shown(&leak);
     expected.map_or_else(|| notice.clone(), |expected| format!("{notice}; {expected}"))
 }
 

@@ -22,11 +22,12 @@ use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick, trace, values};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::bundle::NOTES_REF;
+use crate::model::clean::shown_if_clean;
 use crate::model::dialect::Dialect;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::model::shown::{SHOWN_MAX, one_line, shell_word, shown};
+use crate::model::shown::{SHOWN_MAX, one_line, shell_word};
 use crate::model::trailer_keys::{REGRESSION_ONLY, RUN};
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
@@ -567,12 +568,12 @@ fn task_at_head(task_id: &str, wording: &spec::TaskWording) -> String {
 }
 
 /// The lines a task's text wraps onto, as a finding quotes them: joined by `\n`, escaped and cut
-/// as [`shown`] does (`(none)` for a task of one line).
+/// as [`shown_if_clean`] does (`(none)` for a task of one line).
 fn wrapped(lines: &[String]) -> String {
     if lines.is_empty() {
         return "(none)".to_owned();
     }
-    shown(&lines.join("\n"), SHOWN_MAX)
+    shown_if_clean(&lines.join("\n"), SHOWN_MAX)
 }
 
 /// A tick or decision of a task (its verdict, its `<unit>/<task>`), as a finding about the task at
@@ -680,7 +681,7 @@ fn unit_and_title(p: &TaskVerificationV0, facts: &spec::TaskFacts, n: usize, fin
                     format!("the signed {field} is not {what} at the task commit"),
                 )
                 .at_line(n)
-                .expected_found(shown(signed, SHOWN_MAX), shown(at_commit, SHOWN_MAX)),
+                .expected_found(shown_if_clean(signed, SHOWN_MAX), shown_if_clean(at_commit, SHOWN_MAX)),
             );
         }
     }

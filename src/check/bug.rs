@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::clean::shown_if_clean;
 use crate::model::predicate::TaskVerificationV0;
-use crate::model::shown::shown;
 use crate::spec::TaskFacts;
 
 /// The finding of a task commit of the published speccoder's record of a Spec Kit bug: nothing ties
@@ -35,7 +35,7 @@ pub fn published_bug_finding(p: &TaskVerificationV0, (unit, task): (&str, &str),
     .at_line(line)
     .expected_found(
         format!("the digest of {home}'s assessment.md, fix.md and test.md"),
-        signed.map_or_else(|| "(absent)".to_owned(), |s| shown(s, SHOWN_DIGEST)),
+        signed.map_or_else(|| "(absent)".to_owned(), |s| shown_if_clean(s, SHOWN_DIGEST)),
     )
 }
 

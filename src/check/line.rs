@@ -235,7 +235,7 @@ impl JoinedNote {
                 let which = if *commit == hex {
                     "this commit".to_owned()
                 } else {
-                    crate::model::shown::shown(commit, 64)
+                    crate::model::clean::shown_if_clean(commit, 64)
                 };
                 format!("{} about {which}", numbered(numbers))
             })

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::model::clean;
 use crate::model::shown::{in_line, one_line};
 
 /// The outcome of checking one task commit's evidence. Ordered: the worst finding wins.
@@ -125,11 +126,13 @@ impl Finding {
         self
     }
 
-    /// The same finding with the expected and found values.
+    /// The same finding with the expected and found values, each kept only when it passes the
+    /// clean check ([`clean::unless_leaking`]): a signed value or the repository's can hold a
+    /// secret, and a finding goes to a terminal, a CI log and a JSON report.
     #[must_use]
     pub fn expected_found(mut self, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        self.expected = Some(expected.into());
-        self.found = Some(found.into());
+        self.expected = Some(clean::unless_leaking(expected.into()));
+        self.found = Some(clean::unless_leaking(found.into()));
         self
     }
 }
@@ -229,5 +232,14 @@ mod tests {
         assert!(f.same_but_line(&f.clone().at_line(3)));
         assert!(!f.same_but_line(&f.clone().expected_found("e", "y").at_line(3)));
         assert!(!f.same_but_line(&Finding { line: None, ..f.clone() }));
+    }
+
+    #[test]
+    fn a_finding_s_expected_or_found_value_that_holds_a_secret_is_named_never_shown() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        let f = Finding::new(CommitOutcome::Mismatch, "title_mismatch", "m").expected_found(token, "clean");
+        assert_eq!(f.expected.as_deref(), Some("(a value not shown, as it holds a GitHub token)"));
+        assert_eq!(f.found.as_deref(), Some("clean"));
+        assert!(!f.to_string().contains(token));
     }
 }

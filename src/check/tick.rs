@@ -10,9 +10,9 @@ use crate::check::trailers::{held_out_trailer as held_out_trailer_of, last_trail
 use crate::check::values;
 use crate::git::Commit;
 use crate::git::trailers::sanitize_value;
+use crate::model::clean::shown_if_clean;
 use crate::model::dialect::Dialect;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::model::shown::shown;
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome, TestResult};
 use crate::model::trailer_keys::{ACCEPTED_BY, REASON, REGRESSION_ONLY, RUN, SKIPPED_BY};
@@ -295,7 +295,8 @@ fn trailer_agrees(t: &TestResult, trailer: Option<&str>, dialect: Dialect) -> (b
             }
             // Counts that are no whole numbers back no trailer: said as they were found.
             None => {
-                let found = |v: Option<String>| v.map_or_else(|| "absent".to_owned(), |v| shown(&v, 40));
+                let found =
+                    |v: Option<String>| v.map_or_else(|| "absent".to_owned(), |v| shown_if_clean(&v, 40));
                 (
                     false,
                     format!(

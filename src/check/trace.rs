@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::clean::shown_if_clean;
 use crate::model::predicate::TaskVerificationV0;
-use crate::model::shown::shown;
 use crate::spec::Requirement;
 
 /// How many characters of a requirement id or name a finding shows.
@@ -43,10 +43,10 @@ pub fn requirement_rows(
         if let Some(other) = signed.find(|hash| **hash != r.hash) {
             let msg = format!(
                 "the trace's requirement_hash for {} is not the hash of its line at the task commit",
-                shown(&r.id, ID_SHOWN)
+                shown_if_clean(&r.id, ID_SHOWN)
             );
             let finding = Finding::new(CommitOutcome::Mismatch, REQUIREMENT_HASH_MISMATCH, msg).at_line(n);
-            findings.push(finding.expected_found(shown(other, 64), r.hash.clone()));
+            findings.push(finding.expected_found(shown_if_clean(other, 64), r.hash.clone()));
         }
     }
 }

@@ -2,9 +2,10 @@
 
 use crate::check::decision::{DECISION_KEYS, doubled_decider};
 use crate::git::{ObjectId, Repo, trailers};
+use crate::model::clean::shown_if_clean;
 use crate::model::predicate::Verdict;
 use crate::model::refs::{self, SkipOf};
-use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::shown::SHOWN_MAX;
 use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
 use crate::spec;
 
@@ -157,7 +158,7 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
     {
         return Some(format!(
             "the {SPEC_TASK}: trailer `{}` names more than one <unit>/<task> (two names on one line, or a continuation line folded onto it); a task commit names one",
-            shown(value, SHOWN_MAX)
+            shown_if_clean(value, SHOWN_MAX)
         ));
     }
     let keys: &[&str] = if decision.is_some() { &DECISION_KEYS } else { &[] };

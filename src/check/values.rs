@@ -10,12 +10,13 @@ use serde_json::Value;
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::model::audit_shapes::MonitorState;
+use crate::model::clean::shown_if_clean;
 use crate::model::dialect::Dialect;
 use crate::model::digest::sha256_hex;
 use crate::model::policy::Recipe;
 use crate::model::predicate::{Audits, TaskVerificationV0, Verdict};
 use crate::model::red::EXCERPT_MAX;
-use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::shown::SHOWN_MAX;
 use crate::model::summary::{VerificationSummary, resource_revision};
 use crate::model::test_result::Phase;
 use crate::model::timestamp::{is_rfc3339_utc, rfc3339};
@@ -100,12 +101,17 @@ pub fn task_verification(p: &TaskVerificationV0, verdict: Verdict, n: usize, fin
             BAD_TIME,
             msg,
             "RFC 3339 in UTC, e.g. 2026-10-26T10:00:00Z",
-            shown(&p.time, 64),
+            shown_if_clean(&p.time, 64),
         ));
     }
     if !FORMATS.contains(&p.unit.format.as_str()) {
         let msg = "the unit's format is not one the specification names";
-        findings.push(malformed("unknown_format", msg, "speckit|openspec", shown(&p.unit.format, 64)));
+        findings.push(malformed(
+            "unknown_format",
+            msg,
+            "speckit|openspec",
+            shown_if_clean(&p.unit.format, 64),
+        ));
     }
     if !verdict.is_decision() {
         tick_fields(p, n, findings);
@@ -147,7 +153,7 @@ fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
                 .at_line(n)
                 .expected_found(
                     "clean|suspected|unreviewed|off",
-                    state.map_or("(none)".into(), |s| shown(s, 64)),
+                    state.map_or("(none)".into(), |s| shown_if_clean(s, 64)),
                 ),
             );
         }
@@ -181,7 +187,7 @@ fn audit_shapes(a: &Audits, n: usize, findings: &mut Vec<Finding>) {
                 format!("a tick's {name} is not of the shape the specification gives it: {expected}"),
             )
             .at_line(n)
-            .expected_found(expected, shown(&value.to_string(), 64)),
+            .expected_found(expected, shown_if_clean(&value.to_string(), 64)),
         );
     }
 }
@@ -212,7 +218,7 @@ fn red(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
                 )
                 .expected_found(
                     digest,
-                    red.excerpt_sha256.as_deref().map_or("null".into(), |d| shown(d, 64)),
+                    red.excerpt_sha256.as_deref().map_or("null".into(), |d| shown_if_clean(d, 64)),
                 ),
             );
         }
@@ -242,7 +248,7 @@ pub fn summary(s: &VerificationSummary, commit: ObjectId, line: usize, findings:
                 "the summary's timeVerified is not an RFC 3339 date and time",
             )
             .at_line(line)
-            .expected_found("RFC 3339, e.g. 2026-10-26T10:00:00Z", shown(&s.time_verified, 64)),
+            .expected_found("RFC 3339, e.g. 2026-10-26T10:00:00Z", shown_if_clean(&s.time_verified, 64)),
         );
     }
     let hex = commit.to_string();
@@ -254,7 +260,7 @@ pub fn summary(s: &VerificationSummary, commit: ObjectId, line: usize, findings:
                 "the summary's resourceUri does not name the task commit (git+<origin>@<commit> or git:<commit>)",
             )
             .at_line(line)
-            .expected_found(shown(&s.resource_uri, SHOWN_MAX), hex),
+            .expected_found(shown_if_clean(&s.resource_uri, SHOWN_MAX), hex),
         );
     }
 }
@@ -305,6 +311,29 @@ mod tests {
             None => object.remove(field),
         };
         v
+    }
+
+    #[test]
+    fn a_value_out_of_the_specification_is_quoted_only_when_it_passes_the_clean_check() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        let cases = [
+            ("monitor", json!({ "state": token, "findings": [] })),
+            ("monitor", json!({ "state": "clean", "findings": token })),
+            ("integrity", json!(token)),
+            ("time", json!(format!("at {token}"))),
+        ];
+        for (field, value) in cases {
+            let p: TaskVerificationV0 = serde_json::from_value(with(field, Some(value))).unwrap();
+            let mut findings = Vec::new();
+            task_verification(&p, Verdict::Verified, 2, &mut findings);
+            let found = findings[0].found.as_deref().unwrap();
+            assert_eq!(found, "(a value not shown, as it holds a GitHub token)", "{field}");
+        }
+        let p: TaskVerificationV0 =
+            serde_json::from_value(with("monitor", Some(json!({ "state": "fine" })))).unwrap();
+        let mut findings = Vec::new();
+        task_verification(&p, Verdict::Verified, 2, &mut findings);
+        assert_eq!(findings[0].found.as_deref(), Some("fine"), "a clean value is quoted");
     }
 
     #[test]

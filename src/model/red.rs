@@ -10,7 +10,8 @@ pub const EXCERPT_MAX: usize = 2048;
 
 /// How many bytes before the excerpt are checked with it: a secret's name (`aws_secret_access_key=`)
 /// or a private key's armour can stand before the cut while what they make secret is inside it.
-/// An armoured 8192-bit RSA key is about 6.5 KB.
+/// An armoured 8192-bit RSA key is about 6.5 KB; a larger key's armour, further back, is found by
+/// [`clean::inside_private_key`].
 pub const CONTEXT_BEFORE: usize = 8192;
 
 /// The last at most `max` bytes of `text`, starting on a character boundary (the cut moves
@@ -29,15 +30,19 @@ pub fn bound_tail(text: &str, max: usize) -> &str {
 /// Output that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD before it
 /// is bounded; `output_sha256` is always over the raw bytes. The excerpt is kept only when the
 /// clean check passes on it as it is signed, and on it with the [`CONTEXT_BEFORE`] bytes before it
-/// (a cut can make a leak of what was none: the tail of a base64 run, of a longer word);
-/// otherwise it is withheld (`excerpt` and `excerpt_sha256` null).
+/// (a cut can make a leak of what was none: the tail of a base64 run, of a longer word), and when
+/// those bytes, cut from a longer output, do not start inside a private key's body
+/// ([`clean::inside_private_key`]: a key too large for them, its armour further back); otherwise
+/// it is withheld (`excerpt` and `excerpt_sha256` null).
 #[must_use]
 pub fn red_from_output(kind: RedKind, output: &[u8]) -> Red {
     let text = String::from_utf8_lossy(output);
     let excerpt = bound_tail(&text, EXCERPT_MAX);
     let output_sha256 = sha256_hex(output);
     let with_context = bound_tail(&text, EXCERPT_MAX + CONTEXT_BEFORE);
-    if clean::check_str(excerpt).is_ok() && clean::check_str(with_context).is_ok() {
+    let cut_at = text.len() - with_context.len();
+    let in_a_key = cut_at > 0 && clean::inside_private_key(&text, cut_at);
+    if !in_a_key && clean::check_str(excerpt).is_ok() && clean::check_str(with_context).is_ok() {
         Red {
             kind,
             excerpt: Some(excerpt.to_owned()),
@@ -133,11 +138,50 @@ mod tests {
     #[test]
     fn an_excerpt_unclean_on_its_own_but_clean_with_what_stands_before_it_is_withheld() {
         let fill = "test result: FAILED. 0 passed; 1 failed\n".repeat(60);
-        let tail = format!("ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8\n{fill}");
+        let tail = format!("hf_sMehGAkWvjFAcQeWJKYuvSwMFLZDef\n{fill}");
         let out = format!("running 1 test\nchecksum deadbeef00{}", &tail[..EXCERPT_MAX]);
         assert!(clean::check_str(&out).is_ok(), "clean as a whole: the token is inside a longer word");
         let red = red_from_output(RedKind::Assertion, out.as_bytes());
         assert!(red.withheld && red.excerpt.is_none());
+    }
+
+    /// An RSA key of `bytes` bytes of base64 body, as PEM writes it: armour, then lines of 64.
+    fn pem_body(bytes: usize) -> String {
+        let alphabet = b"Q7Yv0kP2cRrJm9sT5uW8zA1bC3dE5fG7hI9jK1lM3nxX4oN6pL8qB0wZ+/eDgHtU";
+        let body: Vec<u8> = (0..bytes).map(|i| alphabet[(i * 7 + i / 64) % alphabet.len()]).collect();
+        body.chunks(64).map(|line| format!("{}\n", String::from_utf8_lossy(line))).collect()
+    }
+
+    #[test]
+    fn red_output_that_stops_inside_a_key_too_large_for_the_context_is_withheld() {
+        let body = pem_body(12_800);
+        // The armour, or none: the output starts inside the body.
+        for armour in
+            ["running 1 test\n-----BEGIN RSA PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----\r\n", ""]
+        {
+            for end in ["", "Q7Yv0k", "-----END RSA PRIV", "-----END", "-----E"] {
+                let out = format!("{armour}{body}{end}");
+                assert!(out.len() - armour.len() > EXCERPT_MAX + CONTEXT_BEFORE);
+                let red = red_from_output(RedKind::Assertion, out.as_bytes());
+                assert!(red.withheld && red.excerpt.is_none(), "{armour:?} … {end:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn red_output_after_a_whole_key_or_below_base64_that_is_no_key_is_kept() {
+        let body = pem_body(12_800);
+        let fill = "test result: FAILED. 0 passed; 1 failed\n".repeat(60);
+        for out in [
+            format!("-----BEGIN CERTIFICATE-----\n{body}"),
+            format!("the image differs; actual:\n{body}"),
+            format!(
+                "-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n{}",
+                fill.repeat(5)
+            ),
+        ] {
+            assert!(!red_from_output(RedKind::Assertion, out.as_bytes()).withheld, "{}", &out[..40]);
+        }
     }
 
     #[test]

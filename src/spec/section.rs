@@ -3,8 +3,8 @@
 //! Spec Kit: the user story the task is labelled with (`[USn]`), cut out of spec.md.
 //! OpenSpec: the change's delta specs, all of them, in path order (the change is the story).
 
-use super::error::shown;
 use super::text::{heading_level, lines, lines_at};
+use crate::model::clean::shown_if_clean;
 
 /// The most bytes of OpenSpec section text kept before the cut.
 pub const SECTION_LIMIT_BYTES: usize = 32768;
@@ -130,7 +130,7 @@ fn headings_with_number(lines: &[&str], n: &str) -> Vec<(usize, String)> {
         .enumerate()
         .filter(|(_, line)| heading_level(line).is_some() && holds(line))
         .take(3)
-        .map(|(i, line)| (i + 1, shown(line, 80)))
+        .map(|(i, line)| (i + 1, shown_if_clean(line, 80)))
         .collect()
 }
 

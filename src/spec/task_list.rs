@@ -35,10 +35,10 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 
-use super::error::shown;
 use super::task_line::{TaskLine, TaskSpans, is_task_id};
 use super::text::line_ranges;
 use super::unit::Format;
+use crate::model::clean::shown_if_clean;
 
 /// How many characters of a line an [`Unread`] keeps for display.
 const SHOWN_LINE: usize = 200;
@@ -564,7 +564,7 @@ impl TaskList {
             line_index: index,
             checked,
             word: word.to_owned(),
-            shown: shown(line, SHOWN_LINE),
+            shown: shown_if_clean(line, SHOWN_LINE),
             reason,
         });
     }
@@ -602,7 +602,7 @@ fn loose_at(
         format!(
             "text that shows as `{}` (markup around or inside its box or mark: a character \
              reference, an escape, emphasis, HTML or an emoji shortcode)",
-            shown(seen.text.trim(), 60)
+            shown_if_clean(seen.text.trim(), 60)
         )
     };
     loose_box(format, &seen.text, Some(&place))
@@ -1280,7 +1280,10 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     // The id is followed by what split it off: a space that is no space or tab is named.
     let after_id = after_box.trim_start_matches([' ', '\t']).get(word.len()..).unwrap_or_default();
     if let Some(space) = other_space(after_id) {
-        return format!("the space after its id `{}` is {space}, not a space or a tab", shown(word, 20));
+        return format!(
+            "the space after its id `{}` is {space}, not a space or a tab",
+            shown_if_clean(word, 20)
+        );
     }
     if rendered {
         "its line is not a task line as speccoder reads one".to_owned()
@@ -1351,7 +1354,7 @@ fn box_problem(from_box: &str) -> Result<&str, String> {
         let end = BOX_CLOSER.find(from_box).map_or(from_box.len(), |closer| closer.end());
         let inside = from_box.get(..end).unwrap_or_default();
         let named = named_in_box(inside);
-        return Err(format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20)));
+        return Err(format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown_if_clean(inside, 20)));
     };
     if let Some(space) = other_space(after_box) {
         return Err(format!("the space after its box is {space}, not a space or a tab"));
@@ -1378,7 +1381,7 @@ fn id_problem(format: Format, word: &str) -> Option<String> {
             "dot-separated numbers, e.g. `2` or `1.1`, two or more of which may end in letters, `1.1a`"
         }
     };
-    let word_shown = shown(word, 40);
+    let word_shown = shown_if_clean(word, 40);
     if let Some(c) = word.chars().find(|c| !c.is_ascii()) {
         return Some(format!(
             "`{word_shown}` is not {name} task id: it holds U+{:04X}, which is not an ASCII \
@@ -1595,6 +1598,21 @@ mod tests {
             reason_at(&openspec, 2)
         );
         assert!(reason_at(&list, 0).contains("`T008:` is not a Spec Kit task id"), "{}", reason_at(&list, 0));
+    }
+
+    #[test]
+    fn a_box_not_read_as_a_task_is_quoted_only_when_its_line_and_its_word_pass_the_clean_check() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        let list = read(&format!(
+            "- [y] T005 [US1] use {token}\n- [ ] T006\u{a0}[US1] use {token}\n- [x] {token} done\n- [y] T007 b\n"
+        ));
+        let not_shown = "(a value not shown, as it holds a GitHub token)";
+        for u in &list.unread()[..3] {
+            assert_eq!(u.shown, not_shown, "line {}", u.line_index);
+            assert!(!u.reason.contains(&token[..20]), "{}", u.reason);
+        }
+        assert!(reason_at(&list, 2).contains(not_shown), "{}", reason_at(&list, 2));
+        assert_eq!(list.unread()[3].shown, "- [y] T007 b", "a clean line is quoted");
     }
 
     #[test]

@@ -398,7 +398,7 @@ impl<'r> Checker<'r> {
         let message = if id == commit.id {
             format!(
                 "the note's gitCommit `{}` is this commit's id in other letter case, not its lowercase id {hex}: a digest is lowercase hex, so the statements name no commit of this repository: write them with the lowercase id (attest the task again)",
-                shown(other, SHOWN_CLAIM_CHARS)
+                crate::model::clean::shown_if_clean(other, SHOWN_CLAIM_CHARS)
             )
         } else if self.repo.commit(id).is_ok_and(|c| task_trailers(&c.message).0.as_deref() == Some(target)) {
             format!(

@@ -21,9 +21,10 @@ use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_tr
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
+use crate::model::clean::shown_if_clean;
 use crate::model::policy::JudgeConfig;
 use crate::model::predicate::{self, Verdict};
-use crate::model::shown::{one_line, shown};
+use crate::model::shown::one_line;
 use crate::model::trailer_keys::{HELD_OUT, REASON, RUN, SPEC_TASK, VERDICT};
 use crate::spec;
 
@@ -434,7 +435,7 @@ const RESTORE_TRAILER: &str = "restore the trailer (`git rebase -i` with `reword
 
 /// A trailer's value as a refusal names it: quoted, or `none`.
 fn said(value: Option<&str>) -> String {
-    value.map_or_else(|| "none".to_owned(), |v| format!("`{}`", shown(v, 120)))
+    value.map_or_else(|| "none".to_owned(), |v| format!("`{}`", shown_if_clean(v, 120)))
 }
 
 /// Why `new` cannot carry the evidence of `old` for its task trailers, when `old` claims no task

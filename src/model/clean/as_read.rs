@@ -1,8 +1,13 @@
 //! A string as a person reads it on a terminal or in a CI log: escape sequences (colours), other
-//! control characters and invisible characters take no place there, and a backslash before a
-//! quote (`\"`, as Rust's `{:?}` and a JSON document inside a string print one) is not seen as
-//! such. A secret broken up by any of them is still read whole, so the clean check also reads the
-//! string this way.
+//! control characters and invisible characters take no place there, a backslash before a quote
+//! (`\"`, as Rust's `{:?}` and a JSON document inside a string print one) is not seen as such, and
+//! the escapes such a string is printed with read as what they stand for: `\n`, `\t` and `\r` as a
+//! line break, a tab and a carriage return, `\u200b` (JSON) and `\u{200b}` (Rust) as their
+//! character, taking no place when it is invisible or a control character. A secret broken up by
+//! any of them is still read whole, and one written right after an escape (`\nghp_…`,
+//! `\n/home/ada`) starts where the escape's line break does, so the clean check also reads the
+//! string this way. Each backslash is read on its own: `\\n` is read as a backslash and a line
+//! break, the reading that separates more.
 //!
 //! Written here rather than taken from an ANSI-stripping crate: the check needs each kept byte's
 //! offset in the raw string, to say where a leak is, and the set of invisible characters is the
@@ -23,44 +28,90 @@ pub(super) fn as_read(raw: &str) -> Option<View> {
     let mut from = 0;
     let mut at = 0;
     while let Some(c) = raw[at..].chars().next() {
-        let unseen = unseen_len(&raw[at..], c);
-        if unseen == 0 {
-            at += c.len_utf8();
-            continue;
-        }
+        let (len, stands_for) = match reading(&raw[at..], c) {
+            Read::Seen => {
+                at += c.len_utf8();
+                continue;
+            }
+            Read::Unseen(len) => (len, None),
+            Read::StandsFor(len, c) => (len, Some(c)),
+        };
         out.keep(raw, from, at);
-        at += unseen;
+        if let Some(c) = stands_for {
+            out.put(c, at);
+        }
+        at += len;
         from = at;
     }
     out.keep(raw, from, raw.len());
-    (out.text.len() != raw.len()).then_some(out)
+    out.end_at(raw.len());
+    (out.text != raw).then_some(out)
 }
 
-/// How many bytes at the start of `rest` (which starts with `c`) a reader does not see: an escape
-/// sequence, a control character but a line break or a tab, an invisible character or the escape
-/// a message writes in its place (`\u{200d}`, [`crate::model::shown`]), or the backslash of
-/// `\"`; 0 when `c` is seen.
-fn unseen_len(rest: &str, c: char) -> usize {
+/// How the start of a string is read.
+enum Read {
+    /// Its first character, as written.
+    Seen,
+    /// Its first this many bytes take no place.
+    Unseen(usize),
+    /// Its first this many bytes, an escape, read as the character it stands for.
+    StandsFor(usize, char),
+}
+
+/// How the start of `rest` (which starts with `c`) is read: an escape sequence, a control
+/// character but a line break or a tab, an invisible character, or the backslash of `\"` is
+/// unseen; an escape a program prints a string with ([`escaped`]) stands for its character.
+fn reading(rest: &str, c: char) -> Read {
     match c {
-        '\u{1b}' => escape_len(rest),
-        '\\' if rest[1..].starts_with('"') => 1,
-        '\\' => hidden_escape_len(rest),
-        '\n' | '\t' => 0,
-        c if c.is_control() || is_hidden_format(c) => c.len_utf8(),
-        _ => 0,
+        '\u{1b}' => Read::Unseen(escape_len(rest)),
+        '\\' if rest[1..].starts_with('"') => Read::Unseen(1),
+        '\\' => escaped(rest),
+        '\n' | '\t' => Read::Seen,
+        c if c.is_control() || is_hidden_format(c) => Read::Unseen(c.len_utf8()),
+        _ => Read::Seen,
     }
 }
 
-/// The length of the escape of an invisible character `rest` starts with (`\u{200d}`, as Rust's
-/// `escape_default` writes it), or 0.
-fn hidden_escape_len(rest: &str) -> usize {
-    // At most six digits: looking further for the `}` would make many `\u{` cost the square.
-    let hex = rest.strip_prefix("\\u{").and_then(|r| Some(&r[..r.bytes().take(7).position(|b| b == b'}')?]));
-    let Some(hex) = hex else {
-        return 0;
+/// The escape `rest` starts with (a backslash): `\n`, `\t` and `\r` stand for a line break, a
+/// tab and a carriage return; `\uXXXX` (JSON, four hexadecimal digits) and `\u{X…}` (Rust, one to
+/// six) for their character, unseen when it is invisible or a control character other than
+/// those three. Anything else (a backslash alone, `\u` of no character) is seen as written.
+fn escaped(rest: &str) -> Read {
+    let bytes = rest.as_bytes();
+    let (len, c) = match bytes.get(1) {
+        Some(b'n') => (2, '\n'),
+        Some(b't') => (2, '\t'),
+        Some(b'r') => (2, '\r'),
+        Some(b'u') => match unicode_escape(&rest[2..]) {
+            Some((digits, c)) => (2 + digits, c),
+            None => return Read::Seen,
+        },
+        _ => return Read::Seen,
     };
-    let hidden = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).is_some_and(is_hidden_format);
-    if hidden { "\\u{}".len() + hex.len() } else { 0 }
+    if matches!(c, '\n' | '\t' | '\r') {
+        Read::StandsFor(len, c)
+    } else if c.is_control() || is_hidden_format(c) {
+        Read::Unseen(len)
+    } else {
+        Read::StandsFor(len, c)
+    }
+}
+
+/// The character of a `\u` escape's rest: four hexadecimal digits, or one to six in braces; with
+/// how many bytes it takes. Never looks past eight bytes: many `\u{` cost linear time.
+fn unicode_escape(rest: &str) -> Option<(usize, char)> {
+    let (digits, len) = match rest.strip_prefix('{') {
+        Some(braced) => {
+            let close = braced.bytes().take(7).position(|b| b == b'}')?;
+            (&braced[..close], close + 2)
+        }
+        None => (rest.get(..4)?, 4),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let c = u32::from_str_radix(digits, 16).ok().and_then(char::from_u32)?;
+    Some((len, c))
 }
 
 /// The length of the escape sequence `rest` starts with: a CSI (`ESC [` … a final byte from `@`
@@ -101,7 +152,7 @@ mod tests {
         assert_eq!(read("a\tb\nc"), "a\tb\nc", "tabs and line breaks are seen");
         assert_eq!(read("left: \"{\\\"password\\\":\\\"Xk\\\"}\""), "left: \"{\"password\":\"Xk\"}\"");
         assert_eq!(read("ends in \u{1b}["), "ends in ", "a cut sequence is unseen to the end");
-        assert!(as_read("plain ascii, \\n and é").is_none(), "nothing hidden, nothing made");
+        assert!(as_read("plain ascii, a \\ b and é").is_none(), "nothing hidden, nothing made");
     }
 
     #[test]
@@ -123,11 +174,19 @@ mod tests {
     #[test]
     fn the_escape_a_message_writes_for_an_invisible_character_takes_no_place() {
         assert_eq!(read("ghp_ab\\u{200d}cd\\u{E0100}e"), "ghp_abcde");
-        assert_eq!(
-            read("a \\u{1b} b \\u{41} c \\u{200d"),
-            "a \\u{1b} b \\u{41} c \\u{200d",
-            "only hidden ones"
-        );
+        assert_eq!(read("a \\u{1b} b \\u{41} c \\u{200d"), "a  b A c \\u{200d", "a cut escape is as written");
+    }
+
+    #[test]
+    fn the_escapes_a_string_is_printed_with_read_as_what_they_stand_for() {
+        assert_eq!(read("right: \"[github]\\nghp_ab\\n\""), "right: \"[github]\nghp_ab\n\"");
+        assert_eq!(read("a\\tb\\r\\nc"), "a\tb\r\nc");
+        assert_eq!(read("ghp_ab\\u200bcd\\u{200B}e"), "ghp_abcde", "JSON's and Rust's escape of one");
+        assert_eq!(read("?a=1\\u0026sig=x \\u003cb\\u003e \\u{e9}"), "?a=1&sig=x <b> \u{e9}");
+        assert_eq!(read("\\\\n/home"), "\\\n/home", "each backslash on its own");
+        for as_written in ["\\q \\u12 \\u{} \\u{110000} \\udc00 \\u{1234567}", "ends in \\", "\\u00e"] {
+            assert_eq!(read(as_written), as_written);
+        }
     }
 
     #[test]

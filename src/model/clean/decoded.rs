@@ -63,7 +63,7 @@ fn replaced(raw: &str, replacements: impl Iterator<Item = (usize, usize, u8)>) -
     for (at, len, c) in replacements {
         let view = view.get_or_insert_with(|| View::of_len(raw.len()));
         view.keep(raw, from, at);
-        view.put(c, at);
+        view.put(char::from(c), at);
         from = at + len;
     }
     let mut view = view?;

@@ -12,6 +12,14 @@ pub(super) fn rules() -> Vec<Rule> {
         // JWK, and the start of a bare DER key body (PKCS#1, PKCS#8, SEC1, Ed25519).
         Rule::new(PrivateKey, private_key, r"-{3,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY", &["BEGIN "]),
         Rule::new(PrivateKey, private_key, r"-{3,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY", &["END "]),
+        // An END line cut where the string ends (a run killed while printing a key): the body
+        // above it is a key's, or a certificate's.
+        Rule::new(
+            PrivateKey,
+            private_key,
+            r"(?:-----END|---- END)(?: [A-Z0-9 ]{0,40})?\r?\n?\z",
+            &["-----END", "---- END"],
+        ),
         Rule::new(PrivateKey, "an OpenSSH private key", "b3BlbnNzaC1rZXktdjE", &["b3BlbnNzaC1rZXktdjE"]),
         Rule::new(
             PrivateKey,

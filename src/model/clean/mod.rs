@@ -28,9 +28,13 @@
 //!   (`-Dpassword=…`, `-Psigning.password=…`), a `name=value` argument (`--set db.password=…`,
 //!   `-var db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
 //!   password=…`), and a pair of a logfmt line (`level=info user=ada password=…`);
-//! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
+//! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape (an armour's END line cut where
+//!   the string ends too), and bare DER key bodies; a place inside a key's body whose armour
+//!   stands further back is told by [`inside_private_key`];
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
+//!   after no ASCII letter or digit, but the distinctive vendor prefixes (`ghp_`, `github_pat_`,
+//!   `glpat-`, `xoxb-`, `AKIA`, `AIza`, `sk_live_`, `npm_`, `eyJ….eyJ…`) after anything;
 //! - crypt, bcrypt, argon2, scrypt, PBKDF2 and LDAP password hashes;
 //! - a value assigned to a name that says secret, token, password, key, credential or auth
 //!   (`API_SECRET=…`, `"password": "…"`, `--token …`, `<password>…</password>`, an object
@@ -40,7 +44,8 @@
 //!   fixtures such as `password: hunter2-redacted` pass, generated secrets do not.
 //!
 //! Each string is checked as written and as a person reads it ([`as_read`]): a colour code, a
-//! control or invisible character, or the backslash of `\"` inside a secret does not hide it.
+//! control or invisible character, or the backslash of `\"` inside a secret does not hide it,
+//! and an escape (`\n`, `\t`, `\r`, `\u200b`, `\u{200b}`) reads as what it stands for.
 //! It is also checked decoded once ([`decoded`]): its percent-escapes (`token%3D…`), its
 //! characters that NFKC folds to ASCII (fullwidth `ｇｈｐ＿…`), each run of base64 that decodes to
 //! text, and each stretch of text a run of hexadecimal digits decodes to (`6768705f…`,
@@ -63,8 +68,10 @@
 //! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by provider,
 //! then the generic ones), [`hashes`], [`assignment`] and [`bindings`] (bound to a name on a
 //! command line); [`rule`] is how a rule is matched, [`randomness`] how a value is told from a
-//! written one, [`view`] how a string read another way points back at the raw one.
+//! written one, [`view`] how a string read another way points back at the raw one, [`armour`]
+//! where a cut string stands in a key, [`quoted`] how a message quotes a value.
 
+mod armour;
 mod as_read;
 mod assignment;
 mod bindings;
@@ -74,6 +81,7 @@ mod decoded;
 mod hashes;
 mod keys;
 mod paths;
+mod quoted;
 mod randomness;
 mod rule;
 mod tokens;
@@ -91,6 +99,8 @@ use view::View;
 
 use crate::model::shown::json_field;
 
+pub use armour::inside_private_key;
+pub use quoted::{not_shown, shown_if_clean, unless_leaking};
 pub use randomness::random_enough;
 
 /// What kind of secret or local detail a string holds.
@@ -310,7 +320,7 @@ fn candidates(text: &str) -> RuleSet {
         }
         let rule = &RULES[index];
         let in_case = rule.fold || &bytes[found.range()] == needle.as_bytes();
-        if in_case && rule.anchor.holds(bytes, found.start()) {
+        if in_case && rule.anchor.holds(bytes, found.range()) {
             wanted.insert(index);
         }
     }
@@ -654,6 +664,68 @@ mod tests {
         }
     }
 
+    /// Tokens whose prefix is a vendor's own, each with what the check calls it.
+    const PREFIXED: [(&str, &str); 11] = [
+        ("ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k", "a GitHub token"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "a GitHub token"),
+        ("glpat-PYq6Aq-berGFlly6Ek2X", "a GitLab token"),
+        ("xoxb-607773546950-3284851517363-w4XLvNo2a17lVspspvZ2dnCl", "a Slack token"),
+        ("sk_live_1234567890abcdefABCDEF", "a Stripe key"),
+        ("rk_live_1234567890abcdefABCDEF", "a Stripe key"),
+        ("AIzaSy42y4ge7BnLp845pEAL4mt4GoZm0c2FX6n", "a Google API key"),
+        ("AKIAIOSFODNN7EXAMPLE", "an AWS access key id"),
+        ("ASIAIOSFODNN7EXAMPLE", "an AWS access key id"),
+        ("npm_v17cgFf1wUtCv8dkLxtmlF0blpxaYj5p0P8x", "an npm token"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "a JSON Web Token",
+        ),
+    ];
+
+    #[test]
+    fn a_token_of_a_vendors_prefix_right_after_a_letter_a_digit_or_an_escape_is_caught() {
+        for (token, what) in PREFIXED {
+            for before in ["[US", "X", "v2", "cfg:\\n", "\\t", "\\r\\n", "a\\u200b", " "] {
+                let text = format!("{before}{token}]");
+                assert_eq!(caught(&text), Some((what, token)), "{text:?}");
+            }
+        }
+        let broken = "push ghp_R8x2Kq9LmZ4v\\u200bT7nB3cW6yH1jP0sD5fG9hJ2k";
+        assert_eq!(caught(broken), Some(("a GitHub token", &broken[5..])), "JSON's escape of U+200B");
+    }
+
+    #[test]
+    fn a_secret_right_after_an_escaped_line_break_or_tab_is_caught_as_after_a_real_one() {
+        for (text, want) in [
+            ("  left: \"[cfg]\\n/home/ada/x\\n\"", LeakKind::LocalPath),
+            ("cmd: \"set -e\\nPGPASSWORD=hunter2 psql -h db\"", LeakKind::CommandLine),
+            ("\"a\\r\\nhf_abcdefghijklmnopqrstuvwxyzABCD\"", LeakKind::Token),
+            ("[\"x\\tsk-proj-R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k\"]", LeakKind::Token),
+            ("{\"a\":\"b\\u000a/tmp/x\"}", LeakKind::LocalPath),
+            (
+                "url=\"https://x.blob.core.windows.net/c?sv=2022\\u0026sig=Zr8KpX2mQ7vL3nW9tB4cYq%3D\"",
+                LeakKind::UrlCredentials,
+            ),
+        ] {
+            assert_eq!(kind(text), Some(want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn words_and_code_holding_a_vendors_prefix_and_text_with_escapes_stay_clean() {
+        for text in [
+            "config.monkeyJsonParser.parseItNow.x = surveyJsonReader.load()",
+            "KAKIAN TAKIAFORMULATIONS PASIANAKIAN",
+            "the task_live_feed and risk_live_updates of laughs_and_cries",
+            "pnpm_store_dir=node_modules/.pnpm and xoxo-hugs",
+            "  left: \"a\\nb\\tc\"\n right: \"a\\r\\nb\\u00e9\"",
+            "assert_eq!(s, \"line one\\nline two\\n\\ttabbed\");",
+            "expected: \"\\u{1b}[31mred\\u{1b}[0m\", found: \"\\\\n\"",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
     /// Each anchor turns away a literal in a place its pattern cannot match.
     #[test]
     fn literals_inside_words_urls_and_plain_links_compile_no_pattern() {
@@ -791,7 +863,8 @@ mod tests {
 
     #[test]
     fn a_percent_encoded_secret_is_caught_at_the_escapes_it_came_from() {
-        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        // A token of a word's prefix: one found after a letter needs no decoding.
+        let token = "hf_abcdefghijklmnopqrstuvwxyzABCD";
         let text = format!("push token%3D{token} failed");
         let leak = check_str(&text).unwrap_err();
         assert_eq!((leak.kind, leak.encoding), (LeakKind::Token, Some(Encoding::Percent)));

@@ -67,11 +67,16 @@ pub(super) enum Anchor {
     /// Inside an option's name (`-name`, `--name`, after no ASCII letter, digit, `_` or `-`) that
     /// an `=`, a blank or a quote follows.
     OptionName,
+    /// After anything, but followed by at least this many bytes that the test accepts: a vendor's
+    /// prefix distinctive enough to need no word boundary before it ([`Rule::prefixed`]), which
+    /// a word holding it (`KAKIAN`, `pnpm_like`) does not continue as its token does.
+    Followed(usize, fn(u8) -> bool),
 }
 
 impl Anchor {
-    /// Whether a literal found at byte `at` of `text` sits where this anchor wants it.
-    pub(super) fn holds(self, text: &[u8], at: usize) -> bool {
+    /// Whether a literal found at bytes `found` of `text` sits where this anchor wants it.
+    pub(super) fn holds(self, text: &[u8], found: Range<usize>) -> bool {
+        let at = found.start;
         let before = |n: usize| at.checked_sub(n).and_then(|i| text.get(i)).copied();
         let authority = || {
             let rest = text.get(at + 3..).unwrap_or_default();
@@ -122,6 +127,10 @@ impl Anchor {
                     end - at == NAME_MAX || matches!(text.get(end), Some(b'=' | b' ' | b'\t' | b'"' | b'\''));
                 starts && ends
             }
+            Anchor::Followed(len, accepted) => {
+                let after = text.get(found.end..).unwrap_or_default();
+                after.len() >= len && after[..len].iter().all(|&b| accepted(b))
+            }
         }
     }
 }
@@ -163,6 +172,19 @@ impl Rule {
         needles: &'static [&'static str],
     ) -> Rule {
         Rule::new(kind, what, format!("{TOKEN}(?P<leak>{body})"), needles).anchored(Anchor::Token)
+    }
+
+    /// A token whose prefix (one of `needles`) is distinctive enough to be found after anything,
+    /// a letter or digit included (`[USghp_…]`, `v2ghp_…`), when at least `len` bytes that
+    /// `accepted` takes follow the prefix (the shortest the token's body can be).
+    pub(super) fn prefixed(
+        kind: LeakKind,
+        what: &'static str,
+        body: &str,
+        needles: &'static [&'static str],
+        (len, accepted): (usize, fn(u8) -> bool),
+    ) -> Rule {
+        Rule::new(kind, what, format!("(?P<leak>{body})"), needles).anchored(Anchor::Followed(len, accepted))
     }
 
     /// A provider's token ([`Rule::word`] of kind [`LeakKind::Token`]).

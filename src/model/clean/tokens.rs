@@ -5,6 +5,31 @@ use super::LeakKind;
 use super::randomness::{basic_credentials, random_enough};
 use super::rule::{Anchor, Rule, WORD, leak_if};
 
+/// An ASCII letter or digit.
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// An ASCII capital letter or digit.
+fn capital_or_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+/// An ASCII letter, digit or `_`.
+fn alnum_or_underscore(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// An ASCII letter, digit, `_` or `-` (base64url).
+fn url_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+/// An ASCII letter, digit, `.` or `-` (a Slack token after `xox`).
+fn alnum_dot_or_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-')
+}
+
 /// The rules of this family, in the order the check tries them.
 pub(super) fn rules() -> Vec<Rule> {
     [
@@ -23,26 +48,45 @@ pub(super) fn rules() -> Vec<Rule> {
 fn version_control_and_chat() -> Vec<Rule> {
     use LeakKind::*;
     vec![
-        // Version control.
-        Rule::provider(
+        // Version control. These prefixes, and those of Slack, AWS, Google, Stripe's live keys,
+        // npm and a JSON Web Token of two JSON parts, are found after a letter or digit too
+        // (`[USghp_…]`, the `n` of a `\nghp_…` escape): no word holds them followed by their
+        // token's body.
+        Rule::prefixed(
+            Token,
             "a GitHub token",
             "gh[pousr]_[A-Za-z0-9]{30,}",
             &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+            (30, alnum),
         ),
-        Rule::provider("a GitHub token", "github_pat_[A-Za-z0-9_]{22,}", &["github_pat_"]),
-        Rule::provider(
+        Rule::prefixed(
+            Token,
+            "a GitHub token",
+            "github_pat_[A-Za-z0-9_]{22,}",
+            &["github_pat_"],
+            (22, alnum_or_underscore),
+        ),
+        Rule::prefixed(
+            Token,
             "a GitLab token",
             r"gl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|oas|ft|ffct|wt)-[A-Za-z0-9_\-]{20,}",
             &[
                 "glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "gloas-",
                 "glft-", "glffct-", "glwt-",
             ],
+            (20, url_safe),
         ),
         Rule::provider("a GitLab runner registration token", r"GR1348941[A-Za-z0-9_\-]{20,}", &["GR1348941"]),
         Rule::provider("a Bitbucket app password", r"ATBB[A-Za-z0-9_=.\-]{24,}", &["ATBB"]),
         Rule::provider("an Atlassian token", r"AT(?:ATT|CTT)3[A-Za-z0-9_=\-]{40,}", &["ATATT3", "ATCTT3"]),
         // Chat.
-        Rule::provider("a Slack token", r"xox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}", &["xox"]),
+        Rule::prefixed(
+            Token,
+            "a Slack token",
+            r"xox(?:[abposr]|e(?:\.xox[bp])?)-[A-Za-z0-9\-]{10,}",
+            &["xox"],
+            (12, alnum_dot_or_dash),
+        ),
         Rule::provider("a Slack app token", r"xapp-[0-9]-[A-Za-z0-9\-]{10,}", &["xapp-"]),
         Rule::new(
             Token,
@@ -71,13 +115,15 @@ fn cloud() -> Vec<Rule> {
     use LeakKind::*;
     vec![
         // Cloud.
-        Rule::provider(
+        Rule::prefixed(
+            Token,
             "an AWS access key id",
             "(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
             &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
+            (16, capital_or_digit),
         )
         .ended(),
-        Rule::provider("a Google API key", r"AIza[0-9A-Za-z_\-]{35}", &["AIza"]),
+        Rule::prefixed(Token, "a Google API key", r"AIza[0-9A-Za-z_\-]{35}", &["AIza"], (35, url_safe)),
         Rule::provider("a Google OAuth client secret", r"GOCSPX-[A-Za-z0-9_\-]{20,}", &["GOCSPX-"]),
         Rule::provider(
             "a Google OAuth token",
@@ -155,10 +201,17 @@ fn services_and_payment() -> Vec<Rule> {
             &[":APA91b"],
         ),
         // Payment.
+        Rule::prefixed(
+            Token,
+            "a Stripe key",
+            "(?:sk|rk)_live_[A-Za-z0-9]{16,}",
+            &["sk_live_", "rk_live_"],
+            (16, alnum),
+        ),
         Rule::provider(
             "a Stripe key",
-            "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}",
-            &["sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"],
+            "(?:sk|rk)_test_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}",
+            &["sk_test_", "rk_test_", "whsec_"],
         ),
         Rule::provider("a Square token", r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}", &["sq0atp-", "sq0csp-"]),
         Rule::provider("a Meta or Square access token", r"EAA[A-Za-z0-9_\-]{60,}", &["EAA"]),
@@ -187,7 +240,7 @@ fn mail_registries_ci_and_ai() -> Vec<Rule> {
         ),
         Rule::token(Token, "a Resend key", "re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", &["re_"]),
         // Package registries.
-        Rule::provider("an npm token", "npm_[A-Za-z0-9]{36}", &["npm_"]).ended(),
+        Rule::prefixed(Token, "an npm token", "npm_[A-Za-z0-9]{36}", &["npm_"], (36, alnum)).ended(),
         Rule::provider("a PyPI token", r"pypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-AgE"]),
         Rule::token(Token, "a crates.io token", "cio[A-Za-z0-9]{32}", &["cio"]).ended(),
         Rule::token(Token, "a NuGet key", "oy2[a-z0-9]{43}", &["oy2"]).ended(),
@@ -231,6 +284,14 @@ fn of_no_provider() -> Vec<Rule> {
     vec![
         // Tokens of no one provider.
         Rule::word(Jwt, "a JSON Web Token", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*", &["eyJ"]),
+        // Both parts JSON (`{"` is `eyJ`): a token no identifier (`monkeyJump.x`) is.
+        Rule::prefixed(
+            Jwt,
+            "a JSON Web Token",
+            r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
+            &["eyJ"],
+            (8, url_safe),
+        ),
         Rule::new(Bearer, "a bearer credential", format!(r"{WORD}(?i-u:bearer)[ \t]+(?P<leak>[A-Za-z0-9._~+/\-]{{12,}}=*)"), &["bearer"])
             .anchored(Anchor::Word)
             .folded()

@@ -31,10 +31,10 @@ impl View {
         }
     }
 
-    /// Puts the ASCII character `c`, decoded from the raw string's bytes from `from` on.
-    pub(super) fn put(&mut self, c: u8, from: usize) {
+    /// Puts the character `c`, decoded from the raw string's bytes from `from` on.
+    pub(super) fn put(&mut self, c: char, from: usize) {
         self.runs.push((self.text.len(), from));
-        self.text.push(char::from(c));
+        self.text.push(c);
     }
 
     /// Marks the end of the text as the raw string's byte `at`, so that a leak that ends with a
