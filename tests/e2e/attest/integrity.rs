@@ -52,12 +52,21 @@ fn a_speccoder_toml_that_is_not_toml_is_quoted_escaped_and_cut_short() {
     commit_config(&s, &format!("[checks]\nx = {}\n", "a".repeat(100_000)));
     let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "…"]);
     assert!(out.stderr.len() < 2_000, "the 100 KB line is cut short: {} bytes", out.stderr.len());
+}
 
-    // Structure past what any configuration holds is refused before it is parsed.
+/// Structure past what any configuration holds, or more bytes than are read of it, is refused
+/// before it is parsed, saying what a configuration holds and to commit a smaller one.
+#[test]
+fn a_speccoder_toml_too_large_to_read_is_refused_saying_to_make_it_smaller_and_commit_it() {
+    let s = Setup::speckit(Evidence::Verified);
     commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
-    let out =
-        refused(&s, &s.evidence, 13, &["speccoder.toml", "more than 10000 tables and arrays", "line 2"]);
+    let says =
+        ["speccoder.toml", "more than 10000 tables and arrays", "line 2", "make it smaller", "commit it"];
+    let out = refused(&s, &s.evidence, 13, &says);
     assert!(out.stderr.len() < 2_000, "{} bytes", out.stderr.len());
+    commit_config(&s, &format!("# {}\n", "x".repeat(1 << 20)));
+    let says = ["speccoder.toml", "more than the 1048576 bytes read of it", "make it smaller", "commit it"];
+    refused(&s, &s.evidence, 13, &says);
 }
 
 #[cfg(unix)]
