@@ -11,6 +11,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::policy::{self, CONFIG_FILE};
 use crate::model::shown::Quoted;
+use crate::model::toml_struct::{ArrayLength, Fields, Misfit, Shape, published_form};
 use crate::spec::{self, Format, SourceTree};
 
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
@@ -75,12 +76,25 @@ pub struct AttestConfig {
     pub sign_later: bool,
 }
 
-/// The keys of `[attest]`: the published tool's, which are all this crate reads there.
-const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
+/// The keys of `[attest]`: the published tool's, in its order (an array fills them so), which
+/// are all this crate reads there.
+const ATTEST_KEYS: Fields = Fields {
+    name: "[attest]",
+    keys: &[
+        ("enabled", Shape::Bool),
+        ("signer", Shape::Text),
+        ("sign_at", Shape::Text),
+        ("sigstore", Shape::Struct(&SIGSTORE_KEYS)),
+    ],
+};
 
-/// The keys of `[attest.sigstore]`, the published tool's: the certificate identity and issuer the
-/// project expects (a verifier never takes them as trust).
-const SIGSTORE_KEYS: [&str; 2] = ["identity", "issuer"];
+/// The keys of `[attest.sigstore]`, the published tool's, in its order: the certificate identity
+/// and issuer the project expects (a verifier never takes them as trust).
+const SIGSTORE_KEYS: Fields =
+    Fields { name: "[attest.sigstore]", keys: &[("identity", Shape::Text), ("issuer", Shape::Text)] };
+
+/// The one key of `[spec]`, as the published tool reads it.
+const SPEC_KEYS: Fields = Fields { name: "[spec]", keys: &[("format", Shape::Text)] };
 
 /// Where one Sigstore service's URL is set by the person signing, and the key an earlier
 /// `[attest.sigstore]` of `speccoder.toml` used for it, now refused: whoever writes the branch
@@ -123,7 +137,7 @@ pub enum AttestKeyProblem {
     #[error("it must be a table (`[attest]` with its keys on the lines below), not a value")]
     NotATable,
     /// A key the published tool does not read.
-    #[error("unknown key; the keys of [attest] are {}", ATTEST_KEYS.join(", "))]
+    #[error("unknown key; the keys of [attest] are {}", ATTEST_KEYS.key_list())]
     Unknown,
     /// `enabled` is not a boolean.
     #[error("must be true or false")]
@@ -151,7 +165,7 @@ pub enum AttestKeyProblem {
     #[error("it must be a table (`[attest.sigstore]` with `identity` and `issuer`), not a value")]
     SigstoreNotATable,
     /// A key of `[attest.sigstore]` the published tool does not read.
-    #[error("unknown key; the keys of [attest.sigstore] are {}", SIGSTORE_KEYS.join(", "))]
+    #[error("unknown key; the keys of [attest.sigstore] are {}", SIGSTORE_KEYS.key_list())]
     SigstoreUnknown,
     /// A Sigstore service URL, which a checked-in file must not choose.
     #[error("{}", .0.refusal())]
@@ -159,6 +173,9 @@ pub enum AttestKeyProblem {
     /// `identity` or `issuer` is not a string.
     #[error("must be a string")]
     SigstoreNotAString,
+    /// An array written for `[attest]` or `[attest.sigstore]` without one element for each key.
+    #[error(transparent)]
+    ArrayLength(ArrayLength),
 }
 
 /// What is wrong with a key of `[spec]`, which the published speccoder reads to know the project's
@@ -188,6 +205,9 @@ pub enum SpecKeyProblem {
         "\"kiro\" says the project is written as Kiro specs (.kiro/specs/), which speccoder neither reads nor ticks; it writes evidence for Spec Kit (\"speckit\") and OpenSpec (\"openspec\") projects only: name one of those, or remove the key"
     )]
     Kiro,
+    /// An array written for `[spec]` without exactly one element.
+    #[error(transparent)]
+    ArrayLength(ArrayLength),
 }
 
 /// Why the project's configuration stops a command that writes evidence.
@@ -260,6 +280,12 @@ fn units_place(format: Format) -> &'static str {
     }
 }
 
+/// The key a [`Misfit`]'s array is at, as [`ConfigError::Attest`] and [`ConfigError::Spec`] name
+/// it (`None`: the table itself).
+fn misfit_key(path: &[&str]) -> Option<Quoted> {
+    (!path.is_empty()).then(|| path.join(".").into())
+}
+
 /// How [`ConfigError::Attest`] and [`ConfigError::Spec`] name their key: `[<table>] <key>`, or
 /// the table itself.
 fn key_shown(table: &str, key: Option<&Quoted>) -> String {
@@ -282,19 +308,24 @@ impl ExitClass for ConfigError {
     }
 }
 
-/// Reads `[attest]` of `policy` (speccoder.toml as committed at HEAD); absent keys take the
-/// published tool's defaults.
+/// Reads `[attest]` of `policy` (speccoder.toml as committed at HEAD) in every form the published
+/// tool takes ([`published_form`]: an array of its keys' values in order, a date or time as its
+/// text); absent keys take the published tool's defaults.
 ///
 /// # Errors
-/// [`ConfigError::Attest`] naming the key: an unknown key, a value of the wrong type, or a signer
-/// this build does not have.
+/// [`ConfigError::Attest`] naming the key: an unknown key, a value of the wrong type, an array
+/// without one element for each key, or a signer this build does not have.
 pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, ConfigError> {
     let mut config = AttestConfig { enabled: true, signer: SignerChoice::Auto, sign_later: false };
     let Some(section) = policy.and_then(|t| t.get("attest")) else { return Ok(config) };
+    let section =
+        published_form(section, &Shape::Struct(&ATTEST_KEYS)).map_err(|Misfit { path, problem }| {
+            ConfigError::Attest { key: misfit_key(&path), problem: AttestKeyProblem::ArrayLength(problem) }
+        })?;
     let bad = |key: &str, problem| ConfigError::Attest { key: Some(key.into()), problem };
     let not_a_table = ConfigError::Attest { key: None, problem: AttestKeyProblem::NotATable };
     let table = section.as_table().ok_or(not_a_table)?;
-    if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.contains(&k.as_str())) {
+    if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.holds(k)) {
         return Err(bad(unknown, AttestKeyProblem::Unknown));
     }
     if let Some(enabled) = table.get("enabled") {
@@ -331,15 +362,16 @@ fn file_signer(name: &str) -> Result<SignerChoice, AttestKeyProblem> {
     }
 }
 
-/// Checks `[attest.sigstore]` as the published tool reads it: a table of `identity` and
-/// `issuer`, each a string. The error names the key as `sigstore.<key>`.
+/// Checks `[attest.sigstore]` as the published tool reads it ([`published_form`] wrote it as a
+/// table): a table of `identity` and `issuer`, each a string. The error names the key as
+/// `sigstore.<key>`.
 fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProblem)> {
     let table =
         sigstore.as_table().ok_or_else(|| ("sigstore".to_owned(), AttestKeyProblem::SigstoreNotATable))?;
     for (key, value) in table {
         let problem = if let Some(names) = ENDPOINT_NAMES.iter().find(|n| n.old_toml_key == key) {
             AttestKeyProblem::SigstoreService(names)
-        } else if !SIGSTORE_KEYS.contains(&key.as_str()) {
+        } else if !SIGSTORE_KEYS.holds(key) {
             AttestKeyProblem::SigstoreUnknown
         } else if !value.is_str() {
             AttestKeyProblem::SigstoreNotAString
@@ -353,17 +385,23 @@ fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProble
 
 /// `[spec] format` of `policy` (speccoder.toml as committed): the one format the project's units
 /// are written in, as the published speccoder reads it, or `None` when the file names none.
-/// `[spec]` holds `format` alone; a table without it names no format.
+/// `[spec]` holds `format` alone (or is an array of its one value, [`published_form`]); a table
+/// without it names no format.
 ///
 /// # Errors
 /// [`ConfigError::Spec`] naming the key: `spec` that is no table, another key, a value that is
-/// not a string or names no format, or `kiro`, which neither tool runs.
+/// not a string or names no format, an array of other than one element, or `kiro`, which neither
+/// tool runs.
 pub fn spec_format(policy: Option<&toml::Table>) -> Result<Option<Format>, ConfigError> {
     let Some(section) = policy.and_then(|t| t.get("spec")) else { return Ok(None) };
+    let section =
+        published_form(section, &Shape::Struct(&SPEC_KEYS)).map_err(|Misfit { path, problem }| {
+            ConfigError::Spec { key: misfit_key(&path), problem: SpecKeyProblem::ArrayLength(problem) }
+        })?;
     let bad = |key: &str, problem| ConfigError::Spec { key: Some(key.into()), problem };
     let not_a_table = ConfigError::Spec { key: None, problem: SpecKeyProblem::NotATable };
     let table = section.as_table().ok_or(not_a_table)?;
-    if let Some(unknown) = table.keys().find(|k| k.as_str() != "format") {
+    if let Some(unknown) = table.keys().find(|k| !SPEC_KEYS.holds(k)) {
         return Err(bad(unknown, SpecKeyProblem::Unknown));
     }
     let Some(format) = table.get("format") else { return Ok(None) };
@@ -553,6 +591,90 @@ mod tests {
         assert_eq!(SignerChoice::parse("gpg"), Ok(SignerChoice::OpenPgp));
         assert_eq!(config("[attest]\nsigner = \"ssh\"\n").unwrap().signer, SignerChoice::Ssh);
         assert_eq!(config("[attest]\nsigner = \"openpgp\"\n").unwrap().signer, SignerChoice::OpenPgp);
+    }
+
+    #[test]
+    fn the_array_and_date_forms_the_published_tool_reads_are_read_with_its_meaning() {
+        let read = |text: &str| {
+            let table = text.parse::<toml::Table>().expect("TOML");
+            (attest_config(Some(&table)).unwrap(), spec_format(Some(&table)).unwrap())
+        };
+        let (attest, format) =
+            read("attest = [true, \"none\", \"tick\", [\"ada@example.com\", \"https://x\"]]\n");
+        assert_eq!(attest, AttestConfig { enabled: true, signer: SignerChoice::None, sign_later: false });
+        assert_eq!(format, None);
+        let (attest, _) = read("attest = [false, \"git\", \"later\", {}]\n");
+        assert_eq!(attest, AttestConfig { enabled: false, signer: SignerChoice::Auto, sign_later: true });
+        let (attest, _) =
+            read("[attest]\nsigner = \"none\"\nsigstore = [2026-01-01T00:00:00Z, 1979-05-27]\n");
+        assert_eq!(attest.signer, SignerChoice::None);
+        let (attest, _) =
+            read("[attest.sigstore]\nidentity = 2026-01-01T00:00:00Z\nissuer = \"https://x\"\n");
+        assert_eq!(attest, config("").unwrap(), "a date is the identity's text; the rest defaults");
+        assert_eq!(read("spec = [\"openspec\"]\n").1, Some(Format::OpenSpec));
+        assert_eq!(read("spec = [\"speckit\"]\n").1, Some(Format::SpecKit));
+    }
+
+    #[test]
+    fn an_array_or_a_date_the_published_tool_refuses_is_refused_naming_its_key() {
+        let read = |text: &str| {
+            let table = text.parse::<toml::Table>().expect("TOML");
+            ensure_enabled(Some(&table)).unwrap_err()
+        };
+        for (text, says) in [
+            (
+                "attest = []\n",
+                "`attest` in speccoder.toml: an array here fills the keys of [attest] in their order (enabled, signer, sign_at, sigstore), one element each",
+            ),
+            (
+                "attest = [true, \"none\", \"tick\"]\n",
+                "this one has 3: write exactly 4, or a table of the keys",
+            ),
+            ("attest = [true, \"none\", \"tick\", {}, 1]\n", "this one has 5: write exactly 4"),
+            (
+                "attest = [true, \"none\", \"tick\", [\"a\"]]\n",
+                "`[attest] sigstore` in speccoder.toml: an array here fills the keys of [attest.sigstore] in their order (identity, issuer)",
+            ),
+            (
+                "[attest]\nsigstore = [\"a\", \"b\", \"c\"]\n",
+                "`[attest] sigstore` in speccoder.toml: an array here",
+            ),
+            (
+                "attest = [true, \"none\", \"tick\", { fulcio_url = \"https://f\" }]\n",
+                "must not choose the Sigstore services",
+            ),
+            (
+                "attest = [\"true\", \"none\", \"tick\", {}]\n",
+                "`[attest] enabled` in speccoder.toml: must be true or false",
+            ),
+            ("attest = [[true, \"none\", \"tick\", {}]]\n", "this one has 1: write exactly 4"),
+            ("attest = 2026-01-01\n", "`attest` in speccoder.toml: it must be a table"),
+            (
+                "[attest]\nenabled = 2026-01-01\n",
+                "`[attest] enabled` in speccoder.toml: must be true or false",
+            ),
+            ("[attest]\nsigner = 2026-01-01\n", "unknown signer `2026-01-01`"),
+            (
+                "[attest]\nsign_at = 07:32:00\n",
+                "`[attest] sign_at` in speccoder.toml: must be \"tick\" or \"later\"",
+            ),
+            (
+                "[attest]\nsigstore = 2026-01-01\n",
+                "`[attest] sigstore` in speccoder.toml: it must be a table",
+            ),
+            (
+                "spec = []\n",
+                "`spec` in speccoder.toml: an array here fills the keys of [spec] in their order (format), one element each",
+            ),
+            ("spec = [\"speckit\", \"x\"]\n", "this one has 2: write exactly 1"),
+            ("spec = [[\"speckit\"]]\n", "`[spec] format` in speccoder.toml: must be a string"),
+            ("spec = [2026-01-01]\n", "`2026-01-01` is no spec format"),
+            ("[spec]\nformat = 2026-01-01T00:00:00Z\n", "`2026-01-01T00:00:00Z` is no spec format"),
+        ] {
+            let err = read(text);
+            assert_eq!(err.class(), Class::Config, "{text}");
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod summary;
 pub mod test_result;
 pub mod timestamp;
 pub mod toml_bound;
+pub mod toml_struct;
 pub mod trailer_keys;
 pub mod unique_members;
 pub mod verifier_policy;

@@ -67,7 +67,7 @@ pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
     super::toml_bound::check(text, CONFIG_LIMITS).map_err(|e| {
         let (line, column) = line_column(text, e.offset);
         PolicyError(format!(
-            "it holds {e} at line {line}, column {column}, more than any project's configuration"
+            "it holds {e} at line {line}, column {column}, more than any project's configuration; {MAKE_IT_SMALLER}"
         ))
     })?;
     text.parse().map_err(|e: toml::de::Error| PolicyError(not_toml(text, &e)))
@@ -76,8 +76,15 @@ pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
 /// Why a `speccoder.toml` of `size` bytes is not read: over [`CONFIG_MAX_BYTES`].
 #[must_use]
 pub fn too_large(size: u64) -> PolicyError {
-    PolicyError(format!("it is {size} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it"))
+    PolicyError(format!(
+        "it is {size} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it; {MAKE_IT_SMALLER}"
+    ))
 }
+
+/// What to do about a `speccoder.toml` over [`CONFIG_MAX_BYTES`] or [`CONFIG_LIMITS`]: what a
+/// configuration holds, and that the smaller file must be committed (both wings read it as
+/// committed).
+const MAKE_IT_SMALLER: &str = "make it smaller: a project's configuration is a few tables of a few keys each ([checks], [tests], [model], [attest], [spec] ...), its lists a few entries, so keep those and remove whatever else it holds, then commit it";
 
 /// Why `text` is not TOML, quoting the offending line through [`shown`]: the file is checked in,
 /// so the line may hold escape sequences or be megabytes long, and the message reaches a terminal
@@ -388,6 +395,7 @@ mod tests {
     fn a_configuration_of_a_hundred_thousand_tables_is_refused_before_it_is_parsed() {
         let e = parse_table(&"[[x]]\n".repeat(100_000)).unwrap_err();
         assert!(e.0.contains("more than 10000 tables and arrays") && e.0.contains("line 5001"), "{e}");
+        assert!(e.0.ends_with(MAKE_IT_SMALLER), "what to do: {e}");
         let e = parse_table(&"a.b = 1\n".repeat(100_000)).unwrap_err();
         assert!(e.0.contains("dotted keys"), "{e}");
         let real = "[tests]\ncommand = \"cargo test\"\ntimeout = 1.5\n[attest]\nsigner = \"git\"\n[model]\nprovider = \"p\"\n";
@@ -593,7 +601,7 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "speccoder.toml cannot be used: it is {} bytes, more than the 1048576 bytes read of it",
+                "speccoder.toml cannot be used: it is {} bytes, more than the 1048576 bytes read of it; {MAKE_IT_SMALLER}",
                 comment.len()
             )
         );

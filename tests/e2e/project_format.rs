@@ -84,6 +84,20 @@ fn a_project_whose_format_is_spec_kit_refuses_an_openspec_change_to_every_writer
 /// A name both formats hold stays ambiguous to a writer whatever `[spec] format` says: the
 /// verifier, which reads no checked-in configuration, could not tell which unit a tick of it is
 /// for, so the writer ticks nothing it could not check.
+/// The published tool reads `[spec]` through serde: `spec = ["openspec"]` fills its one key, and
+/// names the format as the table would; an array of another length is refused.
+#[test]
+fn a_spec_table_written_as_an_array_of_its_format_names_that_format() {
+    let p = both_formats();
+    commit_config(&p, "spec = [\"openspec\", \"speckit\"]\n");
+    let out = p.attest(SPECKIT_TASK, evidence(&p, SPECKIT_TASK).as_ref(), &["--signer", "none"]).failure(13);
+    assert!(out.stderr.contains("`spec` in speccoder.toml: an array here fills the keys of [spec]"), "{out}");
+    commit_config(&p, "spec = [\"openspec\"]\n");
+    let out = p.attest(SPECKIT_TASK, evidence(&p, SPECKIT_TASK).as_ref(), &["--signer", "none"]).failure(13);
+    assert!(out.stderr.contains("is a Spec Kit feature (`specs/001-bookmark-tags/`)"), "{out}");
+    p.attest(OPENSPEC_TASK, evidence(&p, OPENSPEC_TASK).as_ref(), &["--signer", "none"]).success();
+}
+
 #[test]
 fn a_unit_name_both_formats_hold_is_refused_as_ambiguous_whatever_spec_format_says() {
     let p = both_formats();

@@ -52,12 +52,21 @@ fn a_speccoder_toml_that_is_not_toml_is_quoted_escaped_and_cut_short() {
     commit_config(&s, &format!("[checks]\nx = {}\n", "a".repeat(100_000)));
     let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "…"]);
     assert!(out.stderr.len() < 2_000, "the 100 KB line is cut short: {} bytes", out.stderr.len());
+}
 
-    // Structure past what any configuration holds is refused before it is parsed.
+/// Structure past what any configuration holds, or more bytes than are read of it, is refused
+/// before it is parsed, saying what a configuration holds and to commit a smaller one.
+#[test]
+fn a_speccoder_toml_too_large_to_read_is_refused_saying_to_make_it_smaller_and_commit_it() {
+    let s = Setup::speckit(Evidence::Verified);
     commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
-    let out =
-        refused(&s, &s.evidence, 13, &["speccoder.toml", "more than 10000 tables and arrays", "line 2"]);
+    let says =
+        ["speccoder.toml", "more than 10000 tables and arrays", "line 2", "make it smaller", "commit it"];
+    let out = refused(&s, &s.evidence, 13, &says);
     assert!(out.stderr.len() < 2_000, "{} bytes", out.stderr.len());
+    commit_config(&s, &format!("# {}\n", "x".repeat(1 << 20)));
+    let says = ["speccoder.toml", "more than the 1048576 bytes read of it", "make it smaller", "commit it"];
+    refused(&s, &s.evidence, 13, &says);
 }
 
 #[cfg(unix)]
@@ -1076,6 +1085,36 @@ fn a_speccoder_toml_as_the_published_tool_writes_it_attests_with_git_s_own_key()
     p.git(&["config", "gpg.format", "ssh"]);
     p.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
     let out = p.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+}
+
+/// The published tool reads `[attest]` through serde, which fills a table's keys from an array of
+/// their values in order and reads a date where a string is expected as its text: such a file
+/// means here what it means there, and an array it refuses is refused.
+#[test]
+fn an_attest_table_written_as_an_array_or_with_a_date_attests_as_the_published_tool_reads_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
+    commit_config(&s, "attest = [true, \"none\", \"tick\"]\n");
+    refused(
+        &s,
+        &s.evidence,
+        13,
+        &["`attest` in speccoder.toml: an array here", "this one has 3: write exactly 4"],
+    );
+    commit_config(&s, "attest = [false, \"git\", \"tick\", {}]\n");
+    refused(&s, &s.evidence, 13, &["this project records no attestations"]);
+
+    commit_config(&s, "attest = [true, \"none\", \"tick\", [\"ada@example.com\", \"https://x\"]]\n");
+    let out = p.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 0 signed"), "`none`, the array's signer, despite git's key\n{out}");
+    commit_config(&s, "[attest.sigstore]\nidentity = 2026-01-01T00:00:00Z\nissuer = \"https://x\"\n");
+    let task = super::speckit_task("T006");
+    let evidence = common::write_evidence(&p.scratch_dir("t006"), &task, Evidence::Verified);
+    let out = p.attest(&task, &evidence, &[]).success();
     assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
 }
