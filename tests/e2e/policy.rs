@@ -1892,6 +1892,50 @@ fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_
     }
 }
 
+/// Ada decides; Bob amends her decision's commit and carries it, signing it afresh: the carried
+/// decision is Bob's to `signers`, as carried evidence is, though its `by` still names Ada.
+#[test]
+fn a_decision_bob_carried_from_ada_s_is_made_by_bob_and_a_rule_naming_ada_says_so() {
+    let s = Signed::new();
+    let target = task("T001");
+    s.p.speccoder(&["accept", &target, "--reason", "nothing to test", "--by", PRINCIPAL]).success();
+    s.p.git(&["config", "user.signingKey", s.bob.private.to_str().unwrap()]);
+    s.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    s.p.speccoder(&["attest", "carry", "--json"]).success();
+    let rule = |name: &str, keys: &str| {
+        s.policy(
+            &format!("{name}.toml"),
+            &format!("version = 1\n[[rule]]\nname = \"{name}\"\nunits = [\"*\"]\n{keys}\n"),
+        )
+    };
+    let bobs = rule("bob", &format!("signers = [\"{BOB}\"]"));
+    let anyone = rule("anyone", "signers = [\"*\"]");
+    let adas = rule("ada", &format!("signers = [\"{PRINCIPAL}\"]"));
+    let no_carry = rule("no-carry", &format!("signers = [\"{BOB}\"]\ncarried = false"));
+    for policy in [&bobs, &anyone] {
+        let (code, shown, row) = judged(&s, policy, &target);
+        assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+        assert!(row["maker"]["principals"].to_string().contains(BOB), "Bob made it: {row:#}");
+        assert!(row["carried"]["from"].is_string(), "{row:#}");
+    }
+    let (code, shown, row) = judged(&s, &adas, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+    let said = row.to_string();
+    assert!(said.contains("re-issued by `attest carry`"), "{row:#}");
+    assert!(said.contains("name the carrier in `signers`"), "{row:#}");
+    assert!(!said.contains("outside the trust") && !said.contains("the note was changed"), "{row:#}");
+    let (code, shown, row) = judged(&s, &no_carry, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_carried"), "{row:#}");
+    // Ada approves the carried decision: nothing signed tells its carrier from its approver.
+    s.approve(&s.p.rev("HEAD"), &s.ada).success();
+    let (code, shown, row) = judged(&s, &bobs, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+    assert!(row.to_string().contains("who re-issued the carried evidence cannot be told"), "{row:#}");
+    let approved = rule("approved", "approvals = { count = 1 }");
+    let (code, shown, row) = judged(&s, &approved, &target);
+    assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+}
+
 #[test]
 fn evidence_bob_carried_from_ada_s_tick_is_signed_by_bob_and_every_report_says_where_it_came_from() {
     let s = Signed::new();
