@@ -1892,6 +1892,50 @@ fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_
     }
 }
 
+/// Ada's tick on `main` predates a rule that names only Bob, and a branch of Bob's touches its
+/// unit: her tick is judged by the rule as it is now and fails, its finding saying that the
+/// branch's base holds it and that the baseline holds no evidence; unticked and attested again
+/// by Bob, it holds.
+#[test]
+fn a_tick_made_before_a_rule_was_tightened_fails_it_saying_the_base_holds_it_until_made_again() {
+    let s = Signed::new();
+    let t = s.p.add_speckit_tasks(2);
+    let adas = s.attest(&t[0], Evidence::Verified, None, |_| {});
+    s.p.git(&["checkout", "-q", "-b", "bob-s-branch"]);
+    s.attest(&t[1], Evidence::Verified, Some(&s.bob), |_| {});
+    let policy = s.policy(
+        "bob.toml",
+        &format!(
+            "version = 1\n[baseline]\ncommit = \"{adas}\"\nreason = \"adopted\"\n[[rule]]\nname = \"bob\"\nunits = [\"*\"]\nsigners = [\"{BOB}\"]\n"
+        ),
+    );
+    let since_main = || {
+        let mut args = s.verify_args(&policy);
+        args.retain(|a| *a != "--all");
+        args.extend(["--base", "main", "--json"]);
+        let out = s.p.speccoder(&args);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        (out.code(), report)
+    };
+    let (code, report) = since_main();
+    assert_eq!((code, &row(&report, &t[1])["outcome"]), (Some(26), &json!("evidenced")), "{report:#}");
+    let earlier = row(&report, &t[0]);
+    assert_eq!(earlier["reason"], "policy_signer", "{report:#}");
+    let said = earlier["findings"][0]["message"].as_str().unwrap();
+    assert!(said.contains(&format!("its commit is in the history of the branch's base {adas}: a tick made before the branch is judged by the policy as it is now")), "{said}");
+    assert!(said.contains("the policy's [baseline] holds hand ticks only, never evidence"), "{said}");
+    // With no base, nothing is said of one.
+    let (code, report) = s.verify(&policy);
+    assert_eq!((code, &row(&report, &t[0])["reason"]), (Some(26), &json!("policy_signer")), "{report:#}");
+    assert!(!row(&report, &t[0]).to_string().contains("branch's base"), "{report:#}");
+    // Made again under the rule: unticked in a commit of its own, attested by Bob.
+    let id = t[0].rsplit('/').next().unwrap();
+    edit_tasks(&s.p, &format!("- [X] {id} "), &format!("- [ ] {id} "), "Reopened to attest it again");
+    s.attest(&t[0], Evidence::Verified, Some(&s.bob), |_| {});
+    let (code, report) = since_main();
+    assert_eq!(code, Some(0), "{report:#}");
+}
+
 /// Ada decides; Bob amends her decision's commit and carries it, signing it afresh: the carried
 /// decision is Bob's to `signers`, as carried evidence is, though its `by` still names Ada.
 #[test]
