@@ -467,13 +467,16 @@ pub fn check_note_every(
 /// Who made the covering line at `covering` of `lines`, whose trusted signers are `trusted`,
 /// told from what was signed and never from the order of its signatures, which nobody signs:
 /// - a keyless line: the signer of its bundle (the one field of the line that holds it);
-/// - a decision (a task-verification line with `decider`): the one trusted signer that
-///   `decider.by` names ([`person_named`]); when `by` is a bare name, which names no signer
-///   ([`gives_address`]), the line's only trusted signer;
-/// - a tick: the one trusted signer of the covering line who signed every other line of the note
-///   too (`attest approve` signs the covering line alone).
+/// - a decision (a task-verification line with `decider`) made on its own commit: the one trusted
+///   signer that `decider.by` names ([`person_named`]); when `by` is a bare name, which names no
+///   signer ([`gives_address`]), the line's only trusted signer;
+/// - a tick, or a decision `attest carry` re-issued (with `carried`: its `by` still names who
+///   decided, not who re-signed it, whom nothing signed names): the one trusted signer of the
+///   covering line who signed every other line of the note too (`attest approve` signs the
+///   covering line alone); of a decision, whose note is its one line, that line's only trusted signer.
 ///
-/// Several that fit, or a decision's several signers none of whom a bare name tells apart, are
+/// Several that fit (an approved carried decision: nothing signed tells its carrier from its
+/// approver), or a decision's several signers none of whom a bare name tells apart, are
 /// [`Maker::Several`]; none, or a decision whose address names none of its signers (its
 /// decider's signature is not on the line), is [`Maker::Unknown`].
 fn maker_of(lines: &[ReadLine], trusted: &[Trusted], covering: usize) -> Maker {
@@ -485,7 +488,7 @@ fn maker_of(lines: &[ReadLine], trusted: &[Trusted], covering: usize) -> Maker {
         |s: &&SignerInfo| trusted.iter().enumerate().all(|(i, other)| i == covering || other.signed_by(s));
     let fits: Vec<&SignerInfo> = line.every.iter().filter(on_every_other_line).collect();
     let decider = match &lines[covering].body {
-        Body::TaskVerification(p) => p.decider.as_ref(),
+        Body::TaskVerification(p) if p.carried.is_none() => p.decider.as_ref(),
         _ => None,
     };
     let named: Vec<&SignerInfo> = decider
@@ -1261,6 +1264,24 @@ mod tests {
         // An address that names none of the signers: the decider's signature is not on the line.
         assert_eq!(two.maker(&decision("alice@example.org", &[bob])), Maker::Unknown);
         assert_eq!(two.maker(&decision("carol@example.org", &[alice, bob])), Maker::Unknown);
+    }
+
+    #[test]
+    fn the_maker_of_a_carried_decision_is_its_carrier_whomever_its_decider_names() {
+        let two = Two::new();
+        let (alice, bob) = (&two.alice, &two.bob);
+        // Alice decided; Bob re-issued the decision with `attest carry`, which signs it afresh.
+        let carried = |signers: &[&crate::sign::ssh::SshSigner]| {
+            let mut p = verification(Some("alice@example.org"));
+            p["carried"] = serde_json::json!({"from": "cd".repeat(20), "patch_id": "ef".repeat(32), "time": "2026-12-01T00:00:00Z"});
+            vec![Two::line(1, crate::model::predicate::TYPE, p, signers)]
+        };
+        assert_eq!(two.maker(&carried(&[bob])), Maker::Known(two.signer(bob)));
+        assert_eq!(two.maker(&carried(&[alice])), Maker::Known(two.signer(alice)));
+        // Approved: nothing signed tells the carrier from the approver, `by` least of all.
+        let untold = two.maker(&carried(&[bob, alice]));
+        assert!(matches!(&untold, Maker::Several(s) if s.len() == 2), "{untold:?}");
+        assert_eq!(two.maker(&carried(&[alice, bob])), untold);
     }
 
     #[test]

@@ -331,6 +331,7 @@ pub fn verify_branch_into(
     // one merge base gix picks: after a criss-cross merge, a commit of the base branch need not be
     // an ancestor of that merge base; and a branch that shares no history with it has none.
     let (judge, judged) = judge(repo, trust, head, base_tip(repo, opts, head)?.or(base));
+    let judge = judge.map(|j| j.of_branch_since(base));
     let mut report_head = ReportHead::new("branch", trust, planned.iter().map(|(rows, _)| rows.len()).sum());
     report_head.base = base.map(|b| b.to_string());
     report_head.head = Some(head.to_string());

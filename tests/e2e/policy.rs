@@ -1892,6 +1892,94 @@ fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_
     }
 }
 
+/// Ada's tick on `main` predates a rule that names only Bob, and a branch of Bob's touches its
+/// unit: her tick is judged by the rule as it is now and fails, its finding saying that the
+/// branch's base holds it and that the baseline holds no evidence; unticked and attested again
+/// by Bob, it holds.
+#[test]
+fn a_tick_made_before_a_rule_was_tightened_fails_it_saying_the_base_holds_it_until_made_again() {
+    let s = Signed::new();
+    let t = s.p.add_speckit_tasks(2);
+    let adas = s.attest(&t[0], Evidence::Verified, None, |_| {});
+    s.p.git(&["checkout", "-q", "-b", "bob-s-branch"]);
+    s.attest(&t[1], Evidence::Verified, Some(&s.bob), |_| {});
+    let policy = s.policy(
+        "bob.toml",
+        &format!(
+            "version = 1\n[baseline]\ncommit = \"{adas}\"\nreason = \"adopted\"\n[[rule]]\nname = \"bob\"\nunits = [\"*\"]\nsigners = [\"{BOB}\"]\n"
+        ),
+    );
+    let since_main = || {
+        let mut args = s.verify_args(&policy);
+        args.retain(|a| *a != "--all");
+        args.extend(["--base", "main", "--json"]);
+        let out = s.p.speccoder(&args);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        (out.code(), report)
+    };
+    let (code, report) = since_main();
+    assert_eq!((code, &row(&report, &t[1])["outcome"]), (Some(26), &json!("evidenced")), "{report:#}");
+    let earlier = row(&report, &t[0]);
+    assert_eq!(earlier["reason"], "policy_signer", "{report:#}");
+    let said = earlier["findings"][0]["message"].as_str().unwrap();
+    assert!(said.contains(&format!("its commit is in the history of the branch's base {adas}: a tick made before the branch is judged by the policy as it is now")), "{said}");
+    assert!(said.contains("the policy's [baseline] holds hand ticks only, never evidence"), "{said}");
+    // With no base, nothing is said of one.
+    let (code, report) = s.verify(&policy);
+    assert_eq!((code, &row(&report, &t[0])["reason"]), (Some(26), &json!("policy_signer")), "{report:#}");
+    assert!(!row(&report, &t[0]).to_string().contains("branch's base"), "{report:#}");
+    // Made again under the rule: unticked in a commit of its own, attested by Bob.
+    let id = t[0].rsplit('/').next().unwrap();
+    edit_tasks(&s.p, &format!("- [X] {id} "), &format!("- [ ] {id} "), "Reopened to attest it again");
+    s.attest(&t[0], Evidence::Verified, Some(&s.bob), |_| {});
+    let (code, report) = since_main();
+    assert_eq!(code, Some(0), "{report:#}");
+}
+
+/// Ada decides; Bob amends her decision's commit and carries it, signing it afresh: the carried
+/// decision is Bob's to `signers`, as carried evidence is, though its `by` still names Ada.
+#[test]
+fn a_decision_bob_carried_from_ada_s_is_made_by_bob_and_a_rule_naming_ada_says_so() {
+    let s = Signed::new();
+    let target = task("T001");
+    s.p.speccoder(&["accept", &target, "--reason", "nothing to test", "--by", PRINCIPAL]).success();
+    s.p.git(&["config", "user.signingKey", s.bob.private.to_str().unwrap()]);
+    s.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    s.p.speccoder(&["attest", "carry", "--json"]).success();
+    let rule = |name: &str, keys: &str| {
+        s.policy(
+            &format!("{name}.toml"),
+            &format!("version = 1\n[[rule]]\nname = \"{name}\"\nunits = [\"*\"]\n{keys}\n"),
+        )
+    };
+    let bobs = rule("bob", &format!("signers = [\"{BOB}\"]"));
+    let anyone = rule("anyone", "signers = [\"*\"]");
+    let adas = rule("ada", &format!("signers = [\"{PRINCIPAL}\"]"));
+    let no_carry = rule("no-carry", &format!("signers = [\"{BOB}\"]\ncarried = false"));
+    for policy in [&bobs, &anyone] {
+        let (code, shown, row) = judged(&s, policy, &target);
+        assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+        assert!(row["maker"]["principals"].to_string().contains(BOB), "Bob made it: {row:#}");
+        assert!(row["carried"]["from"].is_string(), "{row:#}");
+    }
+    let (code, shown, row) = judged(&s, &adas, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+    let said = row.to_string();
+    assert!(said.contains("re-issued by `attest carry`"), "{row:#}");
+    assert!(said.contains("name the carrier in `signers`"), "{row:#}");
+    assert!(!said.contains("outside the trust") && !said.contains("the note was changed"), "{row:#}");
+    let (code, shown, row) = judged(&s, &no_carry, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_carried"), "{row:#}");
+    // Ada approves the carried decision: nothing signed tells its carrier from its approver.
+    s.approve(&s.p.rev("HEAD"), &s.ada).success();
+    let (code, shown, row) = judged(&s, &bobs, &target);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+    assert!(row.to_string().contains("who re-issued the carried evidence cannot be told"), "{row:#}");
+    let approved = rule("approved", "approvals = { count = 1 }");
+    let (code, shown, row) = judged(&s, &approved, &target);
+    assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+}
+
 #[test]
 fn evidence_bob_carried_from_ada_s_tick_is_signed_by_bob_and_every_report_says_where_it_came_from() {
     let s = Signed::new();

@@ -49,6 +49,10 @@ pub struct Judge<'a> {
     require_verified: bool,
     /// The certificates of the OpenPGP trust that bind each name the rules give.
     binders: Binders,
+    /// The base of the branch under review (the merge base its history starts after), when it
+    /// has one: a row the policy fails whose commit that base holds says the tick is older than
+    /// the branch.
+    branch_base: Option<ObjectId>,
 }
 
 impl<'a> Judge<'a> {
@@ -73,7 +77,16 @@ impl<'a> Judge<'a> {
             view
         });
         let binders = Binders::new(policy.policy.rules(), certs);
-        (Judge { policy, baseline, rule_of: HashMap::new(), require_verified, binders }, warnings)
+        let judge =
+            Judge { policy, baseline, rule_of: HashMap::new(), require_verified, binders, branch_base: None };
+        (judge, warnings)
+    }
+
+    /// This judge of the rows of a branch whose history under review starts after `base` (the
+    /// merge base; none: all of it).
+    #[must_use]
+    pub fn of_branch_since(self, base: Option<ObjectId>) -> Self {
+        Judge { branch_base: base, ..self }
     }
 
     /// Judges `tick`: a baseline's hand tick becomes `baseline` (it needs `setters`, which
@@ -111,7 +124,7 @@ impl<'a> Judge<'a> {
         if !holds {
             return;
         }
-        let findings = match (rule, lookalike) {
+        let mut findings = match (rule, lookalike) {
             (_, Some(lookalike)) => vec![Finding::new(
                 CommitOutcome::Ok,
                 rules::code::MIXED_SCRIPT,
@@ -130,8 +143,39 @@ impl<'a> Judge<'a> {
                 rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped, &self.binders)
             }
         };
+        if let (Some(first), Some(base), Some(setters)) = (findings.first_mut(), self.branch_base, setters) {
+            older_than_the_branch(first, tick, (base, setters), self.baseline.is_some());
+        }
         refuse(tick, findings);
     }
+}
+
+/// When the base of the branch under review holds the commit of `tick` (its task commit, or its
+/// skip's), as `setters` tell it, `first`, the policy's first finding of it, says that it was
+/// made before the branch and is judged by the policy as it is now; and, when the policy has a
+/// `baseline`, that a baseline holds no such tick.
+fn older_than_the_branch(
+    first: &mut Finding,
+    tick: &TickReport,
+    (base, setters): (ObjectId, &BoxSetters),
+    baseline: bool,
+) {
+    let Some(commit) = tick.commit.as_deref().and_then(|c| ObjectId::from_hex(c.as_bytes()).ok()) else {
+        return;
+    };
+    if !setters.descends(base, commit) {
+        return;
+    }
+    let _ = write!(
+        first.message,
+        "; its commit is in the history of the branch's base {base}: a tick made before the branch is judged by the policy as it is now, as every tick of a unit the branch changes is"
+    );
+    if baseline {
+        first
+            .message
+            .push_str(", and the policy's [baseline] holds hand ticks only, never evidence or a decision");
+    }
+    first.message.push_str(" (docs/policy.md, \"Evidence made before a rule changed\")");
 }
 
 /// The name a row's rule is matched by: its unit's, or for a trailer-only bug task

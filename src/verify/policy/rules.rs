@@ -98,7 +98,7 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, binders: &Binders, ou
             Maker::Several(_) | Maker::Unknown => String::new(),
         };
         out.push(
-            finding(code::SIGNER, rule, format!("{}{shared}", not_made_by_them(maker)))
+            finding(code::SIGNER, rule, format!("{}{shared}", not_made_by_them(maker, ev.carried)))
                 .expected_found(wanted.join(", "), describe_maker(&ev.covering)),
         );
         return;
@@ -202,12 +202,15 @@ fn shared_names(list: &[Principal], signers: &[SignerInfo], binders: &Binders) -
     why.iter().map(|w| format!("; {w}")).collect()
 }
 
-/// Why a tick meets no `signers`: its maker is not one of them, or cannot be told.
-fn not_made_by_them(maker: &Maker) -> String {
-    match maker {
-        Maker::Known(_) => "the tick was not made by a signer the rule accepts".into(),
-        Maker::Several(_) => "who made the tick cannot be told from what was signed: several trusted signers signed all it signed (a decision: its `by` names none of them, or several); the rule never picks one. Have its maker record it again (a decision: with `--by` giving the address of the signer's principal)".into(),
-        Maker::Unknown => "no trusted signer of the covering line made the tick: none signed the note's other lines too (a decision: its `by` names none of its signers), so someone outside the trust made it, or the note was changed after it was made".into(),
+/// Why a tick meets no `signers`: its maker is not one of them, or cannot be told; `carried`:
+/// its evidence was re-issued by `attest carry`, whose maker is whoever re-issued it.
+fn not_made_by_them(maker: &Maker, carried: bool) -> String {
+    match (maker, carried) {
+        (Maker::Known(_), false) => "the tick was not made by a signer the rule accepts".into(),
+        (Maker::Known(_), true) => "the tick was not made by a signer the rule accepts: its evidence was re-issued by `attest carry`, and carried evidence (a decision too) is made by whoever re-issued it, not by whoever attested or decided it before; name the carrier in `signers`, or have someone the rule accepts untick the task in a new commit and attest or decide it again".into(),
+        (Maker::Several(_), false) => "who made the tick cannot be told from what was signed: several trusted signers signed all it signed (a decision: its `by` names none of them, or several); the rule never picks one. Have its maker record it again (a decision: with `--by` giving the address of the signer's principal)".into(),
+        (Maker::Several(_), true) => "who re-issued the carried evidence cannot be told from what was signed: several trusted signers signed all it signed (a carried decision that was approved: nothing signed names its carrier, whom its `by` does not name); the rule never picks one. Untick the task in a new commit and attest or decide it again".into(),
+        (Maker::Unknown, _) => "no trusted signer of the covering line made the tick: none signed the note's other lines too (a decision made on its own commit: its `by` names none of its signers), so someone outside the trust made it, or the note was changed after it was made".into(),
     }
 }
 
