@@ -713,6 +713,40 @@ fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
     assert!(!files(&t.p.scratch).iter().any(|f| f.contains("partial")), "{:?}", files(&t.p.scratch));
 }
 
+/// Wherever a kill falls in an export, it leaves beside DIR only what is marked as ours, and the
+/// next export to DIR removes it: the mark alone (killed before the hidden directory was made, or
+/// just after it was renamed into place), the mark and an empty hidden directory (killed before a
+/// file was written), the mark and the whole pack given its permissions (killed just before the
+/// rename). A hidden directory of such a name without its mark, empty or not, is the user's.
+#[cfg(unix)]
+#[test]
+fn whatever_a_killed_export_leaves_beside_dir_the_next_export_to_dir_removes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let packs = t.p.scratch.join("packs");
+    std::fs::create_dir(&packs).unwrap();
+    let mark = |name: &str| std::fs::write(packs.join(format!("{name}.speccoder-partial")), "").unwrap();
+    mark(".pack.partial-m4rk00");
+    std::fs::create_dir(packs.join(".pack.partial-3mpty0")).unwrap();
+    mark(".pack.partial-3mpty0");
+    let renaming = packs.join(".pack.partial-r3nam3");
+    std::fs::create_dir(&renaming).unwrap();
+    for file in ["vsa.intoto.json", "vsa.pub.pem", "HEAD.commit"] {
+        std::fs::write(renaming.join(file), "whole").unwrap();
+    }
+    std::fs::set_permissions(&renaming, std::fs::Permissions::from_mode(0o555)).unwrap();
+    mark(".pack.partial-r3nam3");
+    let users = [".pack.partial-us3r00", ".pack.partial-us3r01"];
+    std::fs::create_dir(packs.join(users[0])).unwrap();
+    std::fs::create_dir(packs.join(users[1])).unwrap();
+    std::fs::write(packs.join(users[1]).join("notes.txt"), "mine").unwrap();
+
+    t.export(&packs.join("pack"), &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert_eq!(files(&packs), [users[0], users[1], "pack"]);
+    assert!(files(&packs.join("pack")).contains(&"vsa.intoto.json".to_owned()));
+}
+
 #[test]
 fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked() {
     let t = Ticked::new();
