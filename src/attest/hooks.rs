@@ -19,7 +19,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
 use crate::model::shown::{in_line, one_line, one_line_path, shell_script_bytes_word, shown};
-use crate::output_file::{OutputError, Problem};
+use crate::output_file::{self, OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
 pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
@@ -245,20 +245,16 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         None => "installed",
     };
     if action != "unchanged" {
-        let mut file = tempfile::NamedTempFile::new_in(&dir)
-            .map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
-        file.write_all(text.as_bytes()).map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
-        set_executable(file.as_file())
-            .map_err(|e| dir_error(format!("cannot make the hook executable: {e}")))?;
-        // A new hook never replaces one that appeared meanwhile; ours is replaced in one rename.
-        let persisted = if existing.is_some() {
-            file.persist(&path).map(drop)
-        } else {
-            file.persist_noclobber(&path).map(drop)
-        };
-        persisted.map_err(|e| match e.error.kind() {
+        // Written in a hidden directory of ours beside it, which the next install removes when a
+        // kill left it. A new hook never replaces one that appeared meanwhile; ours is replaced in
+        // one rename.
+        let put = output_file::put_file(&dir, HOOK.as_ref(), existing.is_some(), |file| {
+            file.write_all(text.as_bytes())?;
+            set_executable(file)
+        });
+        put.map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => HookError::Foreign(path.clone()),
-            _ => dir_error(format!("cannot put {HOOK} in place: {}", e.error)),
+            _ => dir_error(format!("cannot put {HOOK} in place: {e}")),
         })?;
     }
     let program = program.map_or_else(

@@ -247,6 +247,31 @@ fn write_whole_as(
     std::fs::rename(&new, path).map_err(|e| fail(Problem::io(&e)))
 }
 
+/// Puts the file `name` into `dir`, a directory the caller has judged (its own checks: no link on
+/// the way, what may be replaced), written whole by `write` into a hidden directory beside it
+/// ([`Partial`]) and renamed into place: over a file there when `replace`, else only where nothing
+/// is (a file that appeared meanwhile fails the rename with [`std::io::ErrorKind::AlreadyExists`]
+/// and is left as it is). A run killed half-way leaves only the hidden directory and its mark,
+/// which the next put of the same file removes; never a file of a name of ours that nothing
+/// tidies.
+///
+/// # Errors
+/// The system's, with its reason and kind only ([`reason::of`]): never a temporary name.
+pub fn put_file(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+    replace: bool,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let reasoned = |e: std::io::Error| std::io::Error::new(e.kind(), reason::of(&e));
+    let path = dir.join(name);
+    let partial = Partial::beside(dir, &path, None).map_err(reasoned)?;
+    let mut file = tempfile::Builder::new().prefix(name).tempfile_in(partial.path()).map_err(reasoned)?;
+    write(file.as_file_mut()).map_err(reasoned)?;
+    let persisted = if replace { file.persist(&path) } else { file.persist_noclobber(&path) };
+    persisted.map(drop).map_err(|e| reasoned(e.error))
+}
+
 /// Creates the file `path`, which must not exist, with `mode` when given (less the umask).
 fn create_new(path: &Path, mode: Option<std::fs::Permissions>) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
