@@ -50,8 +50,8 @@ pub enum Command {
     /// Exit codes: 0 written or up to date; 26 with `--check` when a file differs, is missing or
     /// cannot be read (each such file is named, with the command that regenerates them); 13 when
     /// DIR or a schema file cannot be written (something other than a directory at DIR; a symbolic
-    /// link, a FIFO or a directory at a schema file's path: remove it first), naming that path; 1
-    /// internal error.
+    /// link, a FIFO or a directory at a schema file's path: remove it first), naming that path; 2
+    /// with `--json`, a DIR that is not UTF-8 (nothing is read or written); 1 internal error.
     Schema(SchemaArgs),
     /// Tick a finished task, commit it with trailers, and attach its signed evidence as a git note.
     ///
@@ -228,7 +228,8 @@ pub enum HooksSub {
     /// a hooks path reached through a symbolic link in a work tree of the repository; 14 a `post-rewrite` hook
     /// speccoder did not write or something that is no hook file at its path, a hooks path that is
     /// not a directory or cannot be written, an empty `core.hooksPath` or one starting with
-    /// `%(prefix)`; 1 internal error.
+    /// `%(prefix)`; 2 with `--json`, a hook or program path that is not UTF-8 (nothing is
+    /// written); 1 internal error.
     Install(HooksInstallArgs),
 }
 
@@ -259,8 +260,8 @@ pub enum SigstoreSub {
     /// above it, or a symbolic link on the way to it), it refuses it, as `attest verify` would.
     ///
     /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, the cache
-    /// cannot be written, or the tree at HEAD provides it (the cache is then unchanged); 1
-    /// internal error.
+    /// cannot be written, or the tree at HEAD provides it (the cache is then unchanged); 2 with
+    /// `--json`, a cache path that is not UTF-8 (nothing is fetched); 1 internal error.
     FetchRoot(FetchRootArgs),
 }
 
@@ -332,7 +333,8 @@ pub enum HeldOutSub {
     /// a clone on macOS or Windows would hold only one of them.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store inside
-    /// a work tree of the repository (named); 13 DIR holds no files, more than 10,000 files, a file
+    /// a work tree of the repository (named), with `--json` a store whose path is not UTF-8
+    /// (nothing is stored); 13 DIR holds no files, more than 10,000 files, a file
     /// larger than 64 MiB, a symbolic link, a special file or an unusable name (not UTF-8, one git
     /// takes for `.git` or `.gitmodules` such as `GIT~1` or `.git.`, one Windows cannot hold, or
     /// two names that differ only in case or normalization), a manifest that would leak (an
@@ -372,7 +374,9 @@ pub enum HeldOutSub {
     /// Exit codes: 0 published (or nothing to publish; a named set not in the local store is said
     /// so); 26 a named set was tampered, named by a task it was not written for, or held
     /// otherwise by the ref (`differs_on_ref`; the others were published, unless the ref's tree
-    /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
+    /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a
+    /// work tree of the repository, with `--json` a store whose path is not UTF-8 (nothing is
+    /// read); 13 a
     /// `--store` that does not exist, is a symbolic link to nothing, or is not a directory (the default store may be absent:
     /// nothing was stored yet), a trust file that cannot be used, no trust at all while a closed
     /// task names a set (nothing is written), a manifest that is not valid, would leak, or names a path outside
@@ -637,8 +641,8 @@ pub enum AttestSub {
     /// summary would leak, or DIR cannot be written (a file, a symbolic link, a mount point or a
     /// directory with files in it is there, its parent does not exist or does not let you create
     /// in it, or it lies inside the repository's git directory); 14 repository state, as for
-    /// `attest verify`, or refs/notes/speccoder moved during the export; 2 usage; 1 internal
-    /// error.
+    /// `attest verify`, or refs/notes/speccoder moved during the export; 2 usage (with `--json`,
+    /// a DIR that is not UTF-8: nothing is checked or written); 1 internal error.
     Export(ExportArgs),
     /// Approve a tick: add your signature to the line that covers it.
     ///

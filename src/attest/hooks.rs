@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, one_line, one_line_path, shell_script_bytes_word, shown};
-use crate::output_file::{OutputError, Problem};
+use crate::model::shown::{exact_path, one_line_path, shell_script_bytes_word, shown};
+use crate::output_file::{self, OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
 pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
@@ -33,23 +33,61 @@ const LINKED: &str = "linked";
 /// What `speccoder hooks install` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct HookReport {
-    /// The hook file.
-    #[serde(serialize_with = "in_line")]
-    pub path: String,
+    /// The hook file, exactly ([`exact_path`]).
+    #[serde(serialize_with = "exact_path")]
+    pub path: PathBuf,
     /// `installed`, `updated` (speccoder's earlier hook replaced), `unchanged`, or `linked` (a
     /// symbolic link to a hook speccoder wrote, left as it is).
     pub action: &'static str,
     /// The `speccoder` program the hook runs: a path, or the one on PATH (a hooks directory in the
     /// work tree, shared through the repository, names no one's own path).
-    #[serde(serialize_with = "in_line")]
-    pub program: String,
+    pub program: HookProgram,
 }
 
-impl std::fmt::Display for HookReport {
-    /// The hook's path and program on one line each, as `--json` quotes them: `core.hooksPath`
-    /// can hold any text, a line break included.
+/// The `speccoder` program a hook runs, as its report names it: a path exactly
+/// ([`exact_path`]), or what finds it, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookProgram {
+    /// This program, by its path.
+    Path(PathBuf),
+    /// The `speccoder` on PATH when the hook runs.
+    OnPath,
+    /// The one the hook a symbolic link leads to names.
+    Linked,
+}
+
+impl Serialize for HookProgram {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            HookProgram::Path(path) => exact_path(path, serializer),
+            HookProgram::OnPath => serializer.serialize_str(ON_PATH),
+            HookProgram::Linked => serializer.serialize_str(NAMED_BY_THE_LINKED),
+        }
+    }
+}
+
+impl std::fmt::Display for HookProgram {
+    /// The path on one line ([`one_line_path`]): it can hold any text, a line break included.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (path, program) = (one_line(&self.path), one_line(&self.program));
+        match self {
+            HookProgram::Path(path) => f.write_str(&one_line_path(path)),
+            HookProgram::OnPath => f.write_str(ON_PATH),
+            HookProgram::Linked => f.write_str(NAMED_BY_THE_LINKED),
+        }
+    }
+}
+
+/// How a report names the `speccoder` on PATH.
+const ON_PATH: &str = "speccoder (the one on PATH when the hook runs)";
+
+/// How a report names the program of a hook a symbolic link leads to.
+const NAMED_BY_THE_LINKED: &str = "the one the linked hook names";
+
+impl std::fmt::Display for HookReport {
+    /// The hook's path and program on one line each: `core.hooksPath` can hold any text, a line
+    /// break included.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (path, program) = (one_line_path(&self.path), &self.program);
         if self.action == LINKED {
             return writeln!(
                 f,
@@ -214,7 +252,7 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         }
         Err(e) => return Err(dir_error(e.to_string())),
     }
-    let program = if shared_through_the_repository(repo, &dir)? { None } else { program };
+    let program = program_named(repo, &dir, program)?;
     let path = dir.join(HOOK);
     let text = hook_text(program);
     let existing = match input::read_regular(&path, 1024 * 1024) {
@@ -229,9 +267,7 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
             return match not_a_hook(&path) {
                 Some(kind) => Err(HookError::NotAHook { path, kind }),
                 None if is_link(&path) && links_to_ours(&path) => {
-                    let program = "the one the linked hook names".to_owned();
-                    let path = path.display().to_string();
-                    Ok(HookReport { path, action: LINKED, program })
+                    Ok(HookReport { path, action: LINKED, program: HookProgram::Linked })
                 }
                 None => Err(HookError::Foreign(path)),
             };
@@ -245,33 +281,50 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         None => "installed",
     };
     if action != "unchanged" {
-        let mut file = tempfile::NamedTempFile::new_in(&dir)
-            .map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
-        file.write_all(text.as_bytes()).map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
-        set_executable(file.as_file())
-            .map_err(|e| dir_error(format!("cannot make the hook executable: {e}")))?;
-        // A new hook never replaces one that appeared meanwhile; ours is replaced in one rename.
-        let persisted = if existing.is_some() {
-            file.persist(&path).map(drop)
-        } else {
-            file.persist_noclobber(&path).map(drop)
-        };
-        persisted.map_err(|e| match e.error.kind() {
+        // Written in a hidden directory of ours beside it, which the next install removes when a
+        // kill left it. A new hook never replaces one that appeared meanwhile; ours is replaced in
+        // one rename.
+        let put = output_file::put_file(&dir, HOOK.as_ref(), existing.is_some(), |file| {
+            file.write_all(text.as_bytes())?;
+            set_executable(file)
+        });
+        put.map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => HookError::Foreign(path.clone()),
-            _ => dir_error(format!("cannot put {HOOK} in place: {}", e.error)),
+            _ => dir_error(format!("cannot put {HOOK} in place: {e}")),
         })?;
     }
-    let program = program.map_or_else(
-        || "speccoder (the one on PATH when the hook runs)".to_owned(),
-        |p| p.display().to_string(),
-    );
-    Ok(HookReport { path: path.display().to_string(), action, program })
+    let program = program.map_or(HookProgram::OnPath, |p| HookProgram::Path(p.to_owned()));
+    Ok(HookReport { path, action, program })
 }
 
 /// Whether the hook `bytes` are speccoder's. Only the second line marks a hook as ours: a hook of
 /// a person's own that holds our lines further down is theirs, and never replaced.
 fn ours(bytes: &[u8]) -> bool {
     String::from_utf8_lossy(bytes).lines().nth(1) == Some(MARKER)
+}
+
+/// The paths of this machine a report of [`install`] for `repo`, run by `program`, names: the hook,
+/// and `program` when the hook names it ([`program_named`]). A `--json` report names each exactly,
+/// so one that is not UTF-8 is refused before anything is written
+/// ([`crate::model::shown::json_path`]).
+///
+/// # Errors
+/// As [`hooks_dir`], or the work trees cannot be listed.
+pub fn named_paths(repo: &Repo, program: Option<&Path>) -> Result<Vec<PathBuf>, HookError> {
+    let dir = hooks_dir(repo)?;
+    let program = program_named(repo, &dir, program)?;
+    Ok(std::iter::once(dir.join(HOOK)).chain(program.map(Path::to_owned)).collect())
+}
+
+/// The program a hook in the hooks directory `dir` names by its path: `program`, unless the
+/// repository shares `dir` ([`shared_through_the_repository`]), where the hook names only the one
+/// on PATH.
+fn program_named<'p>(
+    repo: &Repo,
+    dir: &Path,
+    program: Option<&'p Path>,
+) -> Result<Option<&'p Path>, GitError> {
+    Ok(if shared_through_the_repository(repo, dir)? { None } else { program })
 }
 
 /// Whether the symbolic link at `path` leads to a hook speccoder wrote (a dotfiles manager keeps
@@ -409,7 +462,8 @@ mod tests {
 
         std::fs::remove_file(&hook).unwrap();
         let installed = install(&repo, program).unwrap();
-        assert_eq!((installed.action, installed.program.as_str()), ("installed", "/usr/local/bin/speccoder"));
+        let named = HookProgram::Path("/usr/local/bin/speccoder".into());
+        assert_eq!((installed.action, installed.program), ("installed", named));
         assert_eq!(install(&repo, program).unwrap().action, "unchanged");
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert_eq!(install(&repo, program).unwrap().action, "updated");
@@ -484,7 +538,7 @@ mod tests {
         let repo = fx.repo();
         let ada = install(&repo, Some(Path::new("/home/ada/bin/speccoder"))).unwrap();
         assert_eq!(ada.action, "installed");
-        assert!(ada.program.contains("on PATH"), "{}", ada.program);
+        assert_eq!(ada.program, HookProgram::OnPath);
         let text = std::fs::read_to_string(fx.path().join(".githooks").join(HOOK)).unwrap();
         assert_eq!(text, hook_text(None));
         assert!(

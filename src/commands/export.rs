@@ -27,6 +27,9 @@ pub fn run(args: &ExportArgs) -> u8 {
         code
     };
     let failed = |e: ExportError| fail(e.exit_code(), e.to_string());
+    if let Err(code) = super::output::refuse_unnamable_paths("attest export", args.json, &[&args.out]) {
+        return code;
+    }
     let repo = match Repo::discover_to_read(".") {
         Ok(r) => r,
         Err(e) => return fail(e.exit_code(), e.to_string()),

@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::sync::OnceLock;
 
 use speccoder_attest::exit::{self, ExitClass};
-use speccoder_attest::model::shown::{ci_safe, ci_safe_json, workflow_safe};
+use speccoder_attest::model::shown::{ci_safe, ci_safe_json, json_path, workflow_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
@@ -52,6 +52,28 @@ where
             }
             failed(command, &e.to_string());
             exit_code
+        }
+    }
+}
+
+/// With `--json` (`json`), refuses the `paths` of this machine the report will name when one is
+/// not UTF-8 ([`json_path`]: a JSON string names a path exactly, or not at all), before the command
+/// does anything: said as `command`'s failure, with its JSON object, exit 2 (the command line asks
+/// for a report that cannot be given). `Err` holds the exit code.
+pub(crate) fn refuse_unnamable_paths<P: AsRef<std::path::Path>>(
+    command: &str,
+    json: bool,
+    paths: &[P],
+) -> Result<(), u8> {
+    if !json {
+        return Ok(());
+    }
+    match paths.iter().find_map(|path| json_path(path.as_ref()).err()) {
+        None => Ok(()),
+        Some(refused) => {
+            print_json_error(&refused.to_string(), exit::USAGE);
+            failed(command, &refused.to_string());
+            Err(exit::USAGE)
         }
     }
 }

@@ -6,7 +6,7 @@ use speccoder_attest::model::shown::shell_word;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::git::Repo;
-use speccoder_attest::model::shown::{in_line, one_line, one_line_path};
+use speccoder_attest::model::shown::{exact_path, exact_paths, one_line, one_line_path};
 use speccoder_attest::schema;
 use speccoder_attest::{input, output_file};
 
@@ -15,22 +15,23 @@ use crate::cli::{SCHEMA_DIR, SchemaArgs};
 /// What `speccoder schema` did: the schema files it wrote, or found up to date with `--check`.
 #[derive(Debug, serde::Serialize)]
 struct SchemaReport {
-    /// The directory that holds the schemas.
-    #[serde(serialize_with = "in_line")]
-    dir: String,
+    /// The directory that holds the schemas, exactly ([`exact_path`]).
+    #[serde(serialize_with = "exact_path")]
+    dir: PathBuf,
     /// Whether the files were only compared (`--check`).
     check: bool,
-    /// The files, each as its path.
-    #[serde(serialize_with = "in_line")]
-    files: Vec<String>,
+    /// The files, each as its path, exactly.
+    #[serde(serialize_with = "exact_paths")]
+    files: Vec<PathBuf>,
 }
 
 impl std::fmt::Display for SchemaReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.check {
-            return writeln!(f, "{} schemas in {} are up to date", self.files.len(), self.dir);
+            let dir = one_line_path(&self.dir);
+            return writeln!(f, "{} schemas in {dir} are up to date", self.files.len());
         }
-        self.files.iter().try_for_each(|file| writeln!(f, "wrote {file}"))
+        self.files.iter().try_for_each(|file| writeln!(f, "wrote {}", one_line_path(file)))
     }
 }
 
@@ -74,6 +75,9 @@ impl ExitClass for SchemaError {
 
 /// Runs `speccoder schema`; `started_in` is the `-C DIR` the command line gave, for the advice.
 pub fn run(args: &SchemaArgs, started_in: Option<&Path>) -> u8 {
+    if let Err(code) = super::output::refuse_unnamable_paths("schema", args.json, &[&args.out]) {
+        return code;
+    }
     let result = if args.check { check(started_in, &args.out) } else { write(&args.out) };
     super::output::finish("schema", args.json, result, |_| exit::OK)
 }
@@ -139,9 +143,9 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
         });
     }
     Ok(SchemaReport {
-        dir: dir.display().to_string(),
+        dir: dir.to_owned(),
         check: true,
-        files: files.iter().map(|f| dir.join(f.name).display().to_string()).collect(),
+        files: files.iter().map(|f| dir.join(f.name)).collect(),
     })
 }
 
@@ -156,7 +160,7 @@ fn write(dir: &Path) -> Result<SchemaReport, SchemaError> {
     for f in schema::all() {
         let path = dir.join(f.name);
         output_file::write_whole(&path, f.text.as_bytes())?;
-        written.push(path.display().to_string());
+        written.push(path);
     }
-    Ok(SchemaReport { dir: dir.display().to_string(), check: false, files: written })
+    Ok(SchemaReport { dir: dir.to_owned(), check: false, files: written })
 }

@@ -151,6 +151,54 @@ pub fn in_line<T: InLine + ?Sized, S: serde::Serializer>(text: &T, serializer: S
     text.serialize_in_line(serializer)
 }
 
+/// A path of this machine that a `--json` report would name (a directory or a file the command
+/// wrote or read: `attest export`'s DIR, the hook of `hooks install`, the schemas, the Sigstore
+/// cache, the held-out store) and cannot: it is not UTF-8, and a JSON string holds UTF-8 only, so
+/// no string names it exactly (U+FFFD in place of a byte names another file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} is not UTF-8, and `--json` names each path exactly, as a JSON string, which holds UTF-8 only: nothing was done; name a path that is UTF-8, or run without `--json` (the text report names it, escaped)",
+    bytes_shown(.0.as_os_str().as_encoded_bytes())
+)]
+pub struct NotUtf8Path(pub std::path::PathBuf);
+
+/// `path` as a `--json` report names it: exactly, its text when it is UTF-8. A command asked for
+/// `--json` takes each path its report will name through this before it does anything, and
+/// refuses one that is not ([`NotUtf8Path`]).
+///
+/// # Errors
+/// [`NotUtf8Path`]: the path is not UTF-8.
+pub fn json_path(path: &std::path::Path) -> Result<&str, NotUtf8Path> {
+    path.to_str().ok_or_else(|| NotUtf8Path(path.to_owned()))
+}
+
+/// A field that is a path of this machine in a `--json` report, serialised exactly
+/// ([`json_path`]; JSON escapes its control characters: a newline as `\n`, an ESC as `\u001b`), so
+/// that a script that reads it finds the file: never quoted as repository text is ([`in_line`]),
+/// whose escapes would name another file. `#[serde(serialize_with = "exact_path")]`.
+///
+/// # Errors
+/// The serializer's, or [`NotUtf8Path`], which the command refused before it did anything.
+pub fn exact_path<P: AsRef<std::path::Path>, S: serde::Serializer>(
+    path: &P,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let text = json_path(path.as_ref()).map_err(serde::ser::Error::custom)?;
+    serializer.serialize_str(text)
+}
+
+/// A list of paths of this machine, each serialised as [`exact_path`] serialises one.
+///
+/// # Errors
+/// As [`exact_path`].
+pub fn exact_paths<P: AsRef<std::path::Path>, S: serde::Serializer>(
+    paths: &[P],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let texts = paths.iter().map(|p| json_path(p.as_ref())).collect::<Result<Vec<_>, _>>();
+    serializer.collect_seq(texts.map_err(serde::ser::Error::custom)?)
+}
+
 /// Whether `c` changes how the text around it reads without being seen: one of Unicode's
 /// bidirectional controls ([`is_bidi_control`]), or any other character that renders as nothing
 /// ([`is_default_ignorable`]: the zero-width space and joiners, the word joiner and the invisible

@@ -247,6 +247,31 @@ fn write_whole_as(
     std::fs::rename(&new, path).map_err(|e| fail(Problem::io(&e)))
 }
 
+/// Puts the file `name` into `dir`, a directory the caller has judged (its own checks: no link on
+/// the way, what may be replaced), written whole by `write` into a hidden directory beside it
+/// ([`Partial`]) and renamed into place: over a file there when `replace`, else only where nothing
+/// is (a file that appeared meanwhile fails the rename with [`std::io::ErrorKind::AlreadyExists`]
+/// and is left as it is). A run killed half-way leaves only the hidden directory and its mark,
+/// which the next put of the same file removes; never a file of a name of ours that nothing
+/// tidies.
+///
+/// # Errors
+/// The system's, with its reason and kind only ([`reason::of`]): never a temporary name.
+pub fn put_file(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+    replace: bool,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let reasoned = |e: std::io::Error| std::io::Error::new(e.kind(), reason::of(&e));
+    let path = dir.join(name);
+    let partial = Partial::beside(dir, &path, None).map_err(reasoned)?;
+    let mut file = tempfile::Builder::new().prefix(name).tempfile_in(partial.path()).map_err(reasoned)?;
+    write(file.as_file_mut()).map_err(reasoned)?;
+    let persisted = if replace { file.persist(&path) } else { file.persist_noclobber(&path) };
+    persisted.map(drop).map_err(|e| reasoned(e.error))
+}
+
 /// Creates the file `path`, which must not exist, with `mode` when given (less the umask).
 fn create_new(path: &Path, mode: Option<std::fs::Permissions>) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
@@ -379,9 +404,10 @@ fn own_dir_made(at: &Path) -> Result<(), Problem> {
 /// hidden directory beside it, made with the permissions the result will have, which one rename
 /// then puts in its place. Until then nothing is at
 /// the path but what was there (nothing, or an empty directory); a run that fails or is killed
-/// half-way leaves no half-filled directory there (a kill leaves the hidden `.<name>.partial-*`
-/// directory beside it, never the path itself, and the next [`NewDir::create`] of the same path
-/// removes it: each is locked while its run lives). Nothing is written through a symbolic link: the
+/// half-way leaves no half-filled directory there (a kill, wherever it falls, leaves at most the
+/// hidden `.<name>.partial-*` directory and its mark beside it ([`Partial`]), never the path
+/// itself, and the next [`NewDir::create`] of the same path removes them: each mark is locked
+/// while its run lives). Nothing is written through a symbolic link: the
 /// files are new in a directory only this process made, and the rename replaces at most an empty
 /// directory (a link or a file swapped in at the path makes it fail). An empty directory there is
 /// replaced only when it is this user's, and the new one keeps its owner, group and permissions
@@ -504,18 +530,15 @@ impl NewDir {
     /// (it is left as it is), the permissions cannot be given, or the rename fails; the files are
     /// removed, and nothing is left beside the path.
     pub fn finish(self) -> Result<(), OutputError> {
-        let fail = |problem: Problem| OutputError { path: self.path.clone(), problem };
-        // The mark goes while the directory is still its owner's to write into: whatever
-        // permissions it takes then (`r-x`), a failure leaves nothing its drop cannot remove.
-        self.temp.unmark().map_err(|e| fail(Problem::io(&e)))?;
         if let Err(problem) = self.put_in_place() {
+            // Whatever permissions it took (`r-x`), the drop can remove its files.
             if let Some(old) = &self.replaced {
                 let _removable = self.temp.handle().set_permissions(writable_by_owner(old.permissions()));
             }
-            return Err(fail(problem));
+            return Err(OutputError { path: self.path.clone(), problem });
         }
-        // Renamed: nothing is left for the guard to remove.
-        self.temp.keep();
+        // Renamed: only its mark is left to remove, after it.
+        self.temp.placed();
         Ok(())
     }
 
@@ -804,8 +827,20 @@ fn new_dir_mode() -> Option<std::fs::Permissions> {
 
 #[cfg(test)]
 mod tests {
-    use super::partial::PARTIAL_MARKER;
+    use super::partial::MARK_SUFFIX;
     use super::*;
+
+    /// Leaves in `dir` what a run killed half-way leaves: the hidden directory `name` holding
+    /// `files` (each empty), and its mark beside it, unlocked.
+    fn left_by_a_kill(dir: &Path, name: &str, files: &[&str]) -> PathBuf {
+        let left = dir.join(name);
+        std::fs::create_dir(&left).unwrap();
+        for file in files {
+            std::fs::write(left.join(file), "").unwrap();
+        }
+        std::fs::write(dir.join(format!("{name}{MARK_SUFFIX}")), "").unwrap();
+        left
+    }
 
     /// A link below the base is found however the path spells its way to it (a `..` after a
     /// directory the user's own link leads to, out of the base and back, the base through a
@@ -870,10 +905,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.md");
         // What a run killed before its rename leaves: its hidden directory, marked, lock free.
-        let left = dir.path().join(".report.md.partial-k1ll3d");
-        std::fs::create_dir(&left).unwrap();
-        std::fs::write(left.join(PARTIAL_MARKER), "").unwrap();
-        std::fs::write(left.join("report.md"), "half a rep").unwrap();
+        left_by_a_kill(dir.path(), ".report.md.partial-k1ll3d", &["report.md"]);
         // A user's own file of a like name is no directory of ours.
         std::fs::write(dir.path().join(".report.md.partial-abc123"), "mine").unwrap();
         write_whole(&path, b"whole").unwrap();
@@ -1045,31 +1077,33 @@ mod tests {
 
         // A run killed half-way left its private directory: the next run of the same path
         // removes it, and leaves one a live run holds, and another path's.
-        for left in [".second.partial-killed", ".other.partial-killed"] {
-            std::fs::create_dir(dir.path().join(left)).unwrap();
-            std::fs::write(dir.path().join(left).join("a.json"), "{}").unwrap();
-            std::fs::write(dir.path().join(left).join(PARTIAL_MARKER), "").unwrap();
+        for left in [".second.partial-k1ll3d", ".other.partial-k1ll3d"] {
+            left_by_a_kill(dir.path(), left, &["a.json"]);
         }
         #[cfg(unix)]
         {
-            // A link named like a left-behind directory is never followed, nor removed.
+            // A link named like a left-behind directory, marked, is never followed, nor removed.
             let elsewhere = tempfile::tempdir().unwrap();
             std::fs::write(elsewhere.path().join("keep"), "keep").unwrap();
-            let link = dir.path().join(".second.partial-link");
+            let link = dir.path().join(".second.partial-l1nk3d");
             std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+            let mark = dir.path().join(format!(".second.partial-l1nk3d{MARK_SUFFIX}"));
+            std::fs::write(&mark, "").unwrap();
             drop(NewDir::create(&second).unwrap());
-            assert!(elsewhere.path().join("keep").exists() && link.exists());
+            assert!(elsewhere.path().join("keep").exists() && link.exists() && mark.exists());
             std::fs::remove_file(&link).unwrap();
-            std::fs::create_dir(dir.path().join(".second.partial-killed")).unwrap();
-            std::fs::write(dir.path().join(".second.partial-killed").join(PARTIAL_MARKER), "").unwrap();
+            std::fs::remove_file(&mark).unwrap();
+            left_by_a_kill(dir.path(), ".second.partial-k1ll3d", &[]);
         }
         let live = NewDir::create(&second).unwrap();
-        assert_eq!(names(dir.path()).len(), 3, "{:?}", names(dir.path()));
-        assert!(!dir.path().join(".second.partial-killed").exists());
+        assert_eq!(names(dir.path()).len(), 5, "{:?}", names(dir.path()));
+        assert!(!dir.path().join(".second.partial-k1ll3d").exists());
         let next = NewDir::create(&second).unwrap();
         assert!(live.temp.path().exists() && next.temp.path().exists(), "a live run's directory is kept");
         drop((live, next));
-        std::fs::remove_dir_all(dir.path().join(".other.partial-killed")).unwrap();
+        assert_eq!(names(dir.path()).len(), 3, "{:?}", names(dir.path()));
+        std::fs::remove_dir_all(dir.path().join(".other.partial-k1ll3d")).unwrap();
+        std::fs::remove_file(dir.path().join(format!(".other.partial-k1ll3d{MARK_SUFFIX}"))).unwrap();
         assert_eq!(names(dir.path()), ["pack"]);
 
         // An empty directory is replaced; one with files in it is refused, before and after.
@@ -1163,43 +1197,90 @@ mod tests {
         let fill = |name: &str, files: &[&str]| {
             std::fs::create_dir(dir.path().join(name)).unwrap();
             for file in files {
-                let text = if *file == PARTIAL_MARKER { "" } else { "x" };
-                std::fs::write(dir.path().join(name).join(file), text).unwrap();
+                std::fs::write(dir.path().join(name).join(file), "x").unwrap();
             }
         };
-        // A user's own directories, and one a checked branch could commit, of such names.
+        let mark = |name: &str, text: &str| {
+            std::fs::write(dir.path().join(format!("{name}{MARK_SUFFIX}")), text).unwrap();
+        };
+        // A user's own directories, and one a checked branch could commit, of such names: without
+        // a mark (empty, too), or whatever is in it.
         fill(".pack.partial-mine", &["data.txt"]);
         fill(".pack.partial-", &[]);
         fill(".pack.partial-abc123", &["data.txt"]);
-        fill(".pack.partial-xyz789", &[PARTIAL_MARKER]);
+        fill(".pack.partial-3mpty0", &[]);
+        fill(".pack.partial-xyz789", &[]);
+        mark(".pack.partial-xyz789", "");
         std::fs::create_dir(dir.path().join(".pack.partial-xyz789/sub")).unwrap();
-        // A marker with something in it is none of ours: the user's file beside it stays.
+        // A mark with something in it is none of ours: the user's directory beside it stays.
         fill(".pack.partial-n0tm1n", &["notes.txt"]);
-        std::fs::write(dir.path().join(".pack.partial-n0tm1n").join(PARTIAL_MARKER), "not empty").unwrap();
+        mark(".pack.partial-n0tm1n", "not empty");
+        // A mark that is a directory is none either.
+        std::fs::create_dir(dir.path().join(format!(".pack.partial-d1rm4k{MARK_SUFFIX}"))).unwrap();
         // One a killed run left.
-        fill(".pack.partial-k1ll3d", &[PARTIAL_MARKER, "a.intoto.jsonl"]);
+        left_by_a_kill(dir.path(), ".pack.partial-k1ll3d", &["a.intoto.jsonl"]);
         let made = NewDir::create(&out).unwrap();
         made.write("a", b"a").unwrap();
         made.finish().unwrap();
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
         assert_eq!(
-            left,
+            names_in(dir.path()),
             [
                 ".pack.partial-",
+                ".pack.partial-3mpty0",
                 ".pack.partial-abc123",
+                &format!(".pack.partial-d1rm4k{MARK_SUFFIX}"),
                 ".pack.partial-mine",
                 ".pack.partial-n0tm1n",
+                &format!(".pack.partial-n0tm1n{MARK_SUFFIX}"),
                 ".pack.partial-xyz789",
+                &format!(".pack.partial-xyz789{MARK_SUFFIX}"),
                 "pack"
             ]
         );
         assert!(dir.path().join(".pack.partial-mine/data.txt").exists());
         assert!(dir.path().join(".pack.partial-n0tm1n/notes.txt").exists());
-        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "the marker never reaches the directory");
+        assert_eq!(names_in(&out), ["a"], "no mark reaches the directory");
+    }
+
+    /// Wherever a kill falls, what it leaves beside the path is marked, and the next run of the
+    /// same path removes it: a mark alone (killed before its directory was made, or after it was
+    /// renamed into place), a mark and an empty directory (killed before a file was written), a
+    /// mark and a directory with files in it given `r-x` (killed just before its rename).
+    #[cfg(unix)]
+    #[test]
+    fn whatever_a_kill_leaves_beside_the_path_the_next_run_of_it_removes() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        for name in [".pack.partial-m4rk00", ".report.md.partial-m4rk00"] {
+            std::fs::write(dir.path().join(format!("{name}{MARK_SUFFIX}")), "").unwrap();
+        }
+        left_by_a_kill(dir.path(), ".pack.partial-3mpty0", &[]);
+        let renaming = left_by_a_kill(dir.path(), ".pack.partial-r3nam3", &["a.json", "b.txt"]);
+        std::fs::set_permissions(&renaming, std::fs::Permissions::from_mode(0o555)).unwrap();
+        left_by_a_kill(dir.path(), ".report.md.partial-wr1t3n", &[]);
+        let pack = NewDir::create(&dir.path().join("pack")).unwrap();
+        pack.write("a", b"a").unwrap();
+        pack.finish().unwrap();
+        write_whole(&dir.path().join("report.md"), b"r").unwrap();
+        assert_eq!(names_in(dir.path()), ["pack", "report.md"]);
+        assert_eq!(names_in(&dir.path().join("pack")), ["a"]);
+    }
+
+    /// In a directory whose name is not UTF-8, a file and a new directory are written whole, and
+    /// what a kill left there is removed.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_and_a_directory_are_written_in_a_directory_whose_name_is_not_utf8() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join(std::ffi::OsStr::from_bytes(b"not-utf8-\xff"));
+        std::fs::create_dir(&dir).unwrap();
+        left_by_a_kill(&dir, ".pack.partial-k1ll3d", &["a"]);
+        write_whole(&dir.join("report.md"), b"r").unwrap();
+        let pack = NewDir::create(&dir.join("pack")).unwrap();
+        pack.write("a", b"a").unwrap();
+        pack.finish().unwrap();
+        assert_eq!(names_in(&dir), ["pack", "report.md"]);
     }
 
     /// The names in `dir`, sorted.

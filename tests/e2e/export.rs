@@ -713,6 +713,82 @@ fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
     assert!(!files(&t.p.scratch).iter().any(|f| f.contains("partial")), "{:?}", files(&t.p.scratch));
 }
 
+/// Wherever a kill falls in an export, it leaves beside DIR only what is marked as ours, and the
+/// next export to DIR removes it: the mark alone (killed before the hidden directory was made, or
+/// just after it was renamed into place), the mark and an empty hidden directory (killed before a
+/// file was written), the mark and the whole pack given its permissions (killed just before the
+/// rename). A hidden directory of such a name without its mark, empty or not, is the user's.
+#[cfg(unix)]
+#[test]
+fn whatever_a_killed_export_leaves_beside_dir_the_next_export_to_dir_removes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let packs = t.p.scratch.join("packs");
+    std::fs::create_dir(&packs).unwrap();
+    let mark = |name: &str| std::fs::write(packs.join(format!("{name}.speccoder-partial")), "").unwrap();
+    mark(".pack.partial-m4rk00");
+    std::fs::create_dir(packs.join(".pack.partial-3mpty0")).unwrap();
+    mark(".pack.partial-3mpty0");
+    let renaming = packs.join(".pack.partial-r3nam3");
+    std::fs::create_dir(&renaming).unwrap();
+    for file in ["vsa.intoto.json", "vsa.pub.pem", "HEAD.commit"] {
+        std::fs::write(renaming.join(file), "whole").unwrap();
+    }
+    std::fs::set_permissions(&renaming, std::fs::Permissions::from_mode(0o555)).unwrap();
+    mark(".pack.partial-r3nam3");
+    let users = [".pack.partial-us3r00", ".pack.partial-us3r01"];
+    std::fs::create_dir(packs.join(users[0])).unwrap();
+    std::fs::create_dir(packs.join(users[1])).unwrap();
+    std::fs::write(packs.join(users[1]).join("notes.txt"), "mine").unwrap();
+
+    t.export(&packs.join("pack"), &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert_eq!(files(&packs), [users[0], users[1], "pack"]);
+    assert!(files(&packs.join("pack")).contains(&"vsa.intoto.json".to_owned()));
+}
+
+/// The `--json` report's `out` is the directory written, exactly, whatever its name holds (a
+/// newline, an ESC), never its escaped text; the text report shows it escaped on one line. A DIR
+/// that is not UTF-8, which no JSON string names exactly, is refused with `--json` before the
+/// check (exit 2), nothing written, and exported to without it.
+#[cfg(unix)]
+#[test]
+fn the_json_report_names_dir_exactly_and_one_not_utf8_is_refused_with_json_before_the_check() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let key = key.private.to_str().unwrap();
+    let out = t.p.scratch.join("pack\n\u{1b}[31m2");
+    let run = t.export(&out, &["--vsa-key", key, "--json"], &[]).success();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(Path::new(report["out"].as_str().unwrap()), out, "{run}");
+    assert!(out.join("vsa.intoto.json").is_file());
+    let text = t.p.scratch.join("pack\n3");
+    let run = t.export(&text, &["--vsa-key", key], &[]).success();
+    assert!(run.stdout.lines().next().unwrap().ends_with("/pack\\n3"), "{run}");
+
+    let bad = t.p.scratch.join(OsStr::from_bytes(b"pack-\xff"));
+    let args = |json: bool| {
+        let mut args: Vec<&OsStr> =
+            ["attest", "export", "--branch", "--all", "--vsa-key", key, "--allowed-signers"]
+                .map(OsStr::new)
+                .to_vec();
+        args.extend([t.allowed.as_os_str(), OsStr::new("--out"), bad.as_os_str()]);
+        args.extend(json.then_some(OsStr::new("--json")));
+        args
+    };
+    let run = t.p.speccoder(&args(true)).failure(2);
+    let said: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(said["exit_code"], 2, "{run}");
+    assert!(said["error"].as_str().unwrap().contains("pack-\\xFF is not UTF-8"), "{run}");
+    assert!(!run.stderr.contains("checked"), "refused before the check: {run}");
+    assert!(!bad.exists());
+    assert!(!files(&t.p.scratch).iter().any(|f| f.contains("partial")), "{:?}", files(&t.p.scratch));
+    t.p.speccoder(&args(false)).success();
+    assert!(bad.join("vsa.intoto.json").is_file());
+}
+
 #[test]
 fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked() {
     let t = Ticked::new();

@@ -17,6 +17,7 @@ mod held_out;
 mod help;
 mod hostile_remote;
 mod joined_notes;
+mod json_paths;
 mod opening;
 mod policy;
 mod project_format;

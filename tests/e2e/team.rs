@@ -963,6 +963,47 @@ fn hooks_install_never_writes_through_a_hooks_directory_link_the_repository_comm
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
 }
 
+/// A `hooks install` killed before its rename leaves, in the hooks directory, only its hidden
+/// directory (the hook written whole in it) and that directory's mark; killed after, the mark
+/// alone. The next install removes both, so that a hooks directory in the work tree is left with
+/// no untracked file of ours; a user's files of like names (`.tmp...`, an unmarked
+/// `.post-rewrite.partial-...`) are left as they are.
+#[cfg(unix)]
+#[test]
+fn what_a_killed_hooks_install_leaves_in_the_hooks_directory_the_next_install_removes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = common::Project::speckit();
+    p.git(&["config", "core.hooksPath", ".githooks"]);
+    let hooks = p.root.join(".githooks");
+    std::fs::create_dir(&hooks).unwrap();
+    let left = hooks.join(".post-rewrite.partial-k1ll3d");
+    std::fs::create_dir(&left).unwrap();
+    std::fs::write(left.join("post-rewriteAbC123"), "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(left.join("post-rewriteAbC123"), std::fs::Permissions::from_mode(0o755))
+        .unwrap();
+    for mark in [".post-rewrite.partial-k1ll3d", ".post-rewrite.partial-r3nam3"] {
+        std::fs::write(hooks.join(format!("{mark}.speccoder-partial")), "").unwrap();
+    }
+    std::fs::write(hooks.join(".tmpAbC123"), "mine").unwrap();
+    std::fs::create_dir(hooks.join(".post-rewrite.partial-us3r00")).unwrap();
+    std::fs::write(hooks.join(".post-rewrite.partial-us3r00/notes"), "mine").unwrap();
+
+    p.speccoder(&["hooks", "install"]).success();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&hooks).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, [".post-rewrite.partial-us3r00", ".tmpAbC123", "post-rewrite"]);
+    let status = p.git(&["status", "--porcelain", "--untracked-files=all", ".githooks"]);
+    assert_eq!(
+        status.lines().collect::<Vec<_>>(),
+        [
+            "?? .githooks/.post-rewrite.partial-us3r00/notes",
+            "?? .githooks/.tmpAbC123",
+            "?? .githooks/post-rewrite"
+        ]
+    );
+}
+
 /// Every work tree of a repository shares its `core.hooksPath`: run in a linked work tree,
 /// `hooks install` looks at the main one as well. A hooks directory there reached through a
 /// committed link is refused (exit 13) and nothing is written where the link leads; a plain one

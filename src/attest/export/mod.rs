@@ -33,7 +33,7 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::digest::git_object_sha256;
 use crate::model::dsse::{Envelope, Signature};
 use crate::model::held::HeldRange;
-use crate::model::shown::{in_line, one_line};
+use crate::model::shown::{exact_path, in_line, one_line_path};
 use crate::output_file::NewDir;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -130,9 +130,9 @@ impl VsaSigner {
 /// What `attest export` wrote, for people (Display) and machines (`--json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Exported {
-    /// The directory written.
-    #[serde(serialize_with = "in_line")]
-    pub out: String,
+    /// The directory written, exactly ([`exact_path`]).
+    #[serde(serialize_with = "exact_path")]
+    pub out: std::path::PathBuf,
     /// The head commit the summary is about.
     pub head: String,
     /// The sha256 of the head's commit object (the summary's subject `sha256`).
@@ -169,7 +169,7 @@ impl fmt::Display for Exported {
             self.task_commits,
             self.input_attestations,
             self.head,
-            one_line(&self.out)
+            one_line_path(&self.out)
         )?;
         writeln!(f, "verification summary: {} ({})", self.level, self.summary_files.join(", "))?;
         writeln!(f, "about: {} sha256:{}", self.resource_uri, self.head_sha256)?;
@@ -223,7 +223,7 @@ pub fn export(
     let mut commit_file = format!("commit {}\0", head_object.len()).into_bytes();
     commit_file.extend_from_slice(&head_object);
     dir.write(&format!("{head}.commit"), &commit_file)?;
-    let out = dir.path().display().to_string();
+    let out = dir.path().to_owned();
     let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.revision());
     let time = crate::attest::now_rfc3339();
     let input_count = inputs.iter().map(|(_, lines)| lines.len()).sum();

@@ -68,6 +68,13 @@ pub(super) fn ensure_unit_format(repo: &Repo, head: ObjectId, unit: &str) -> Res
     Ok(config::ensure_unit_format(format, &repo.tree(repo.commit_tree(head)?), unit)?)
 }
 
+/// The store's root as the held-out commands use and name it: `given`, or the default
+/// ([`default_store`]), resolved as far as it exists ([`resolve_path`]).
+#[must_use]
+pub fn store_path(repo: &Repo, given: Option<&Path>) -> PathBuf {
+    resolve_path(given.unwrap_or(&default_store(repo)))
+}
+
 /// What a command does with the store, and so what a `--store` it is given must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StoreUse {
@@ -82,7 +89,7 @@ pub(super) enum StoreUse {
 /// inside any work tree of the repository, the main one and every linked one, where an
 /// implementer working there would see the tests ([`Repo::work_tree_holding`]).
 pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
-    let store = resolve_path(given.unwrap_or(&default_store(repo)));
+    let store = store_path(repo, given);
     if let Some(workdir) = repo.work_tree_holding(&store)? {
         return Err(match given {
             Some(_) => HeldOutError::StoreInWorkTree { store, workdir },

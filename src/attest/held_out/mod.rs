@@ -26,6 +26,6 @@ mod store;
 
 pub use claim::{check_claim, check_named_store};
 pub use error::HeldOutError;
-pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, StoreProblem, default_store};
+pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, StoreProblem, default_store, store_path};
 pub use publish::{LeftOut, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};
 pub use store::{StoreReport, StoreRequest, store};

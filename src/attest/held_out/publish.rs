@@ -113,9 +113,9 @@ pub struct PublishReport {
     pub command: &'static str,
     /// Nothing was written.
     pub dry_run: bool,
-    /// The store read.
-    #[serde(serialize_with = "in_line")]
-    pub store: String,
+    /// The store read, exactly ([`crate::model::shown::exact_path`]).
+    #[serde(serialize_with = "crate::model::shown::exact_path")]
+    pub store: PathBuf,
     /// One entry per unit with named or stored sets.
     pub units: Vec<UnitPublish>,
 }
@@ -217,12 +217,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         .into_iter()
         .map(|(plan, kept_local)| publish_unit(repo, req.dry_run, plan, kept_local))
         .collect::<Result<_, _>>()?;
-    Ok(PublishReport {
-        command: "held-out publish",
-        dry_run: req.dry_run,
-        store: root.display().to_string(),
-        units,
-    })
+    Ok(PublishReport { command: "held-out publish", dry_run: req.dry_run, store: root, units })
 }
 
 /// The publisher's trust, from outside the history publish judges: every task commit HEAD

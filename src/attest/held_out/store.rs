@@ -21,7 +21,7 @@ use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
 };
 use crate::model::refs;
-use crate::model::shown::{in_line, one_line, one_line_path};
+use crate::model::shown::{exact_path, in_line, one_line, one_line_path};
 use crate::spec;
 
 /// What `speccoder held-out store` was asked to do.
@@ -47,9 +47,9 @@ pub struct StoreReport {
     pub target: String,
     /// `sha256:<hex>`: what the evidence's held_out phase names.
     pub manifest: String,
-    /// The set's directory in the store.
-    #[serde(serialize_with = "in_line")]
-    pub set_dir: String,
+    /// The set's directory in the store, exactly ([`exact_path`]).
+    #[serde(serialize_with = "exact_path")]
+    pub set_dir: PathBuf,
     /// How many files the set holds.
     pub files: usize,
     /// The same set was stored already; nothing was written.
@@ -90,7 +90,7 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
         command: "held-out store",
         target,
         manifest: format!("sha256:{key}"),
-        set_dir: unit_dir.join(&key).display().to_string(),
+        set_dir: unit_dir.join(&key),
         files: paths.len(),
         already_stored,
     })
