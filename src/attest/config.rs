@@ -2,15 +2,17 @@
 //! configuration, hashed into every statement, and its `[attest]` and `[spec]` tables, read as the
 //! published speccoder reads them), and the signer a command line or `[attest] signer` names.
 //! Whatever of the file an error quotes (a key, a value) is quoted through [`Quoted`]: on one
-//! line, escaped and cut short, for the file is anyone's to write.
+//! line, escaped and cut short, and only when it passes the clean check, for the file is anyone's
+//! to write.
 
 use gix::ObjectId;
 
 use crate::check::policy::{ConfigFileError, config_file};
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
+use crate::model::clean::shown_if_clean;
 use crate::model::policy::{self, CONFIG_FILE};
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, SHOWN_MAX};
 use crate::model::toml_struct::{ArrayLength, Fields, Misfit, Shape, published_form};
 use crate::spec::{self, Format, SourceTree};
 
@@ -58,7 +60,7 @@ impl SignerChoice {
             "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
             "sigstore" => Err(SignerParseError::NotBuilt),
             "none" => Ok(SignerChoice::None),
-            other => Err(SignerParseError::Unknown(other.into())),
+            other => Err(SignerParseError::Unknown(quoted(other))),
         }
     }
 }
@@ -283,7 +285,13 @@ fn units_place(format: Format) -> &'static str {
 /// The key a [`Misfit`]'s array is at, as [`ConfigError::Attest`] and [`ConfigError::Spec`] name
 /// it (`None`: the table itself).
 fn misfit_key(path: &[&str]) -> Option<Quoted> {
-    (!path.is_empty()).then(|| path.join(".").into())
+    (!path.is_empty()).then(|| quoted(&path.join(".")))
+}
+
+/// A key or value of the file (or a name given on the command line) as an error quotes it:
+/// escaped and cut ([`Quoted`]), and only when it passes the clean check ([`shown_if_clean`]).
+fn quoted(text: &str) -> Quoted {
+    Quoted::from(shown_if_clean(text, SHOWN_MAX))
 }
 
 /// How [`ConfigError::Attest`] and [`ConfigError::Spec`] name their key: `[<table>] <key>`, or
@@ -322,7 +330,7 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
         published_form(section, &Shape::Struct(&ATTEST_KEYS)).map_err(|Misfit { path, problem }| {
             ConfigError::Attest { key: misfit_key(&path), problem: AttestKeyProblem::ArrayLength(problem) }
         })?;
-    let bad = |key: &str, problem| ConfigError::Attest { key: Some(key.into()), problem };
+    let bad = |key: &str, problem| ConfigError::Attest { key: Some(quoted(key)), problem };
     let not_a_table = ConfigError::Attest { key: None, problem: AttestKeyProblem::NotATable };
     let table = section.as_table().ok_or(not_a_table)?;
     if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.holds(k)) {
@@ -398,7 +406,7 @@ pub fn spec_format(policy: Option<&toml::Table>) -> Result<Option<Format>, Confi
         published_form(section, &Shape::Struct(&SPEC_KEYS)).map_err(|Misfit { path, problem }| {
             ConfigError::Spec { key: misfit_key(&path), problem: SpecKeyProblem::ArrayLength(problem) }
         })?;
-    let bad = |key: &str, problem| ConfigError::Spec { key: Some(key.into()), problem };
+    let bad = |key: &str, problem| ConfigError::Spec { key: Some(quoted(key)), problem };
     let not_a_table = ConfigError::Spec { key: None, problem: SpecKeyProblem::NotATable };
     let table = section.as_table().ok_or(not_a_table)?;
     if let Some(unknown) = table.keys().find(|k| !SPEC_KEYS.holds(k)) {
@@ -409,7 +417,7 @@ pub fn spec_format(policy: Option<&toml::Table>) -> Result<Option<Format>, Confi
         Some("speckit") => Ok(Some(Format::SpecKit)),
         Some("openspec") => Ok(Some(Format::OpenSpec)),
         Some("kiro") => Err(bad("format", SpecKeyProblem::Kiro)),
-        Some(other) => Err(bad("format", SpecKeyProblem::UnknownFormat(other.into()))),
+        Some(other) => Err(bad("format", SpecKeyProblem::UnknownFormat(quoted(other)))),
         None => Err(bad("format", SpecKeyProblem::NotAString)),
     }
 }
@@ -441,7 +449,7 @@ pub fn ensure_unit_format(
     let Some(chosen) = format else { return Ok(()) };
     match spec::locate_unit(tree, unit) {
         Ok(loc) if loc.format != chosen => {
-            Err(ConfigError::OtherFormat { unit: unit.into(), dir: loc.dir, found: loc.format, chosen })
+            Err(ConfigError::OtherFormat { unit: quoted(unit), dir: loc.dir, found: loc.format, chosen })
         }
         _ => Ok(()),
     }
@@ -529,6 +537,29 @@ mod tests {
         }
         let err = SignerChoice::parse(&huge).unwrap_err().to_string();
         assert!(err.len() < 1_000 && err.contains("x…"), "--signer's value too: {} bytes", err.len());
+    }
+
+    #[test]
+    fn a_key_or_a_value_of_the_file_that_holds_a_secret_is_named_and_never_shown() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        for (text, clean) in [
+            (format!("[attest]\nsigner = \"{token}\"\n"), "[attest]\nsigner = \"hsm\"\n"),
+            (format!("[attest]\n{token} = 1\n"), "[attest]\nhsm = 1\n"),
+            (format!("[attest.sigstore]\n{token} = 1\n"), "[attest.sigstore]\nhsm = 1\n"),
+            (format!("[spec]\nformat = \"{token}\"\n"), "[spec]\nformat = \"hsm\"\n"),
+            (format!("[spec]\n{token} = 1\n"), "[spec]\nhsm = 1\n"),
+        ] {
+            let refused = |text: &str| {
+                let table = text.parse::<toml::Table>().expect("TOML");
+                ensure_enabled(Some(&table)).unwrap_err().to_string()
+            };
+            let err = refused(&text);
+            assert!(!err.contains("R8x2Kq9LmZ4vT7nB3cW6"), "{err}");
+            assert!(err.contains("(a value not shown, as it holds a GitHub token)"), "{err}");
+            assert!(refused(clean).contains("hsm"), "a clean key or value is still shown: {clean}");
+        }
+        let err = SignerChoice::parse(token).unwrap_err().to_string();
+        assert!(!err.contains("R8x2Kq9LmZ4vT7nB3cW6"), "--signer's value too: {err}");
     }
 
     #[test]

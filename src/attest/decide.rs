@@ -28,6 +28,7 @@ use crate::git::{
     GitError, Head, ObjectId, Repo, UpdateNoteError, delete_ref_command, trailers::sanitize_value,
 };
 use crate::model::bundle::NOTES_REF;
+use crate::model::clean::unless_leaking;
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
@@ -65,7 +66,8 @@ pub struct DecisionReport {
     pub verdict: &'static str,
     /// The decision's commit.
     pub commit: String,
-    /// The reference that now points at it: the branch (accept) or the skip ref (skip).
+    /// The reference that now points at it: the branch (accept) or the skip ref (skip); a name
+    /// that does not pass the clean check is given as what it holds.
     #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// Who decided and why, as they asserted it (not proven).
@@ -715,7 +717,7 @@ fn report(
         target: req.target.clone(),
         verdict: verdict.as_str(),
         commit: commit.to_string(),
-        reference,
+        reference: unless_leaking(reference),
         decider,
         lines: LineReport::rows(lines, envelopes),
         signer,

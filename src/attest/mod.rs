@@ -73,7 +73,8 @@ pub struct Report {
     pub command: &'static str,
     /// The task commit.
     pub commit: String,
-    /// The branch it is on (full ref name), when one moved (`null` for `attest sign`).
+    /// The branch it is on (full ref name), when one moved (`null` for `attest sign`); a name
+    /// that does not pass the clean check is given as what it holds.
     #[serde(serialize_with = "in_line")]
     pub branch: Option<String>,
     /// `<unit>/<task>`.

@@ -29,6 +29,7 @@ use crate::attest::{LineReport, Report, now_rfc3339};
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
+use crate::model::clean::unless_leaking;
 use crate::model::dsse::Envelope;
 use crate::model::evidence::Evidence;
 use crate::model::red::red_from_output;
@@ -157,7 +158,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     Ok(Report {
         command: "attest",
         commit: commit_hex,
-        branch: Some(branch),
+        branch: Some(unless_leaking(branch)),
         target: req.target.clone(),
         verdict: verdict.to_owned(),
         lines: LineReport::rows(&lines, &envelopes),
@@ -326,7 +327,7 @@ pub(crate) fn completed_report(
     Ok(Report {
         command,
         commit: commit.to_string(),
-        branch: Some(branch),
+        branch: Some(unless_leaking(branch)),
         target: target.to_owned(),
         verdict,
         lines,

@@ -5,6 +5,8 @@
 //! `speccoder.toml` ([`super::signing`]): the Sigstore adapter only uses the configuration made
 //! here.
 
+use crate::model::clean;
+use crate::model::shown::{SHOWN_MAX, shown};
 use crate::sign::sigstore::SigstoreConfig;
 
 /// The configuration with the URLs the person signing chose, `[Fulcio, Rekor, OIDC issuer]`, each
@@ -20,7 +22,7 @@ pub fn sigstore_config(
 ) -> Result<SigstoreConfig, ServiceUrlError> {
     let check = |(url, from): (String, String)| match check_url(&url, allow_http_loopback) {
         Ok(()) => Ok(url),
-        Err(problem) => Err(ServiceUrlError { from, url, problem }),
+        Err(problem) => Err(ServiceUrlError { from, url: url_shown(&url), problem }),
     };
     let [fulcio, rekor, oidc] = chosen.map(|c| c.map(check).transpose());
     let public = SigstoreConfig::default();
@@ -35,11 +37,11 @@ pub fn sigstore_config(
 /// A service URL the person signing chose that may not receive the identity token, with where it
 /// came from.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{from} = {url:?}: {problem}")]
+#[error("{from} = {url}: {problem}")]
 pub struct ServiceUrlError {
     /// Where it came from (`--sigstore-fulcio-url`, `git config ...`).
     pub from: String,
-    /// The URL.
+    /// The URL as the refusal quotes it ([`url_shown`]): never its user information.
     pub url: String,
     /// Why it may not.
     pub problem: UrlProblem,
@@ -52,7 +54,7 @@ pub enum UrlProblem {
     #[error("not a URL ({0}); use https://HOST")]
     NotAUrl(url::ParseError),
     /// It carries a user name or password.
-    #[error("user information in a service URL is refused")]
+    #[error("user information in a service URL is refused (it is not shown here): remove it")]
     UserInfo,
     /// It names no host.
     #[error("no host")]
@@ -68,6 +70,24 @@ pub enum UrlProblem {
     /// Another scheme than `https`.
     #[error("the scheme {0:?} is not https")]
     Scheme(String),
+}
+
+/// `url` as a refusal quotes it, in quotes: its user information (a password, a token as the user
+/// name), when it has some, removed as the `url` crate reads it, and the rest only when it passes
+/// the clean check (a URL that does not parse is checked as it is). It may come from a CI secret.
+fn url_shown(url: &str) -> String {
+    let with_user = |parsed: &url::Url| !parsed.username().is_empty() || parsed.password().is_some();
+    let bare = url::Url::parse(url).ok().filter(with_user).map(|mut parsed| {
+        // Neither fails for a URL that has a host, the only kind with user information.
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
+        parsed.to_string()
+    });
+    let text = bare.as_deref().unwrap_or(url);
+    match clean::check_str(text) {
+        Ok(()) => format!("\"{}\"", shown(text, SHOWN_MAX)),
+        Err(leak) => clean::not_shown(&leak),
+    }
 }
 
 /// Whether `url` may receive a credential: `https://host...`, or `http://` to 127.0.0.0/8,
@@ -137,5 +157,25 @@ mod tests {
             err.starts_with("git config speccoder.sigstore.fulcioUrl = \"http://evil.example\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_url_refused_for_its_user_information_is_named_without_it() {
+        for (url, shown) in [
+            ("https://ci:S3cr3tPassw0rdQ9@rekor.example.com", "\"https://rekor.example.com/\""),
+            (
+                "https://ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k@rekor.example.com/x",
+                "\"https://rekor.example.com/x\"",
+            ),
+            (
+                "https://ci:S3cr3tPassw0rdQ9@[::1",
+                "(a value not shown, as it holds a URL with a user name and password)",
+            ),
+        ] {
+            let chosen = Some((url.to_owned(), "SPECCODER_SIGSTORE_REKOR_URL".to_owned()));
+            let err = sigstore_config([None, chosen, None], false).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("SPECCODER_SIGSTORE_REKOR_URL = {shown}: ")), "{err}");
+            assert!(!err.contains("S3cr3t") && !err.contains("R8x2Kq9L"), "{err}");
+        }
     }
 }

@@ -5,9 +5,11 @@
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{ObjectId, Repo};
 use crate::model::bundle;
+use crate::model::clean::shown_if_clean;
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::{Envelope, EnvelopeError, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0, Verdict};
+use crate::model::shown::SHOWN_MAX;
 use serde_json::value::RawValue;
 
 use crate::model::statement::{STATEMENT_TYPE, Statement, Subject};
@@ -232,11 +234,8 @@ impl JoinedNote {
             .commits
             .iter()
             .map(|(commit, numbers)| {
-                let which = if *commit == hex {
-                    "this commit".to_owned()
-                } else {
-                    crate::model::clean::shown_if_clean(commit, 64)
-                };
+                let which =
+                    if *commit == hex { "this commit".to_owned() } else { shown_if_clean(commit, 64) };
                 format!("{} about {which}", numbered(numbers))
             })
             .collect();
@@ -435,8 +434,8 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     let envelope = match Envelope::parse(raw) {
         Ok(e) => e,
         Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
-        Err(e @ EnvelopeError::TooLarge { .. }) => return bad("too_large", e.to_string()),
-        Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {e}")),
+        Err(e @ EnvelopeError::TooLarge { .. }) => return bad("too_large", said(&e)),
+        Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {}", said(&e))),
     };
     if envelope.payload_type != PAYLOAD_TYPE {
         return Err(Finding::new(
@@ -449,7 +448,9 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     }
     let statement: Statement<&RawValue> = match serde_json::from_slice(&envelope.payload) {
         Ok(s) => s,
-        Err(e) => return bad("not_a_statement", format!("the payload is not an in-toto statement: {e}")),
+        Err(e) => {
+            return bad("not_a_statement", format!("the payload is not an in-toto statement: {}", said(&e)));
+        }
     };
     if statement.type_ != STATEMENT_TYPE {
         return Err(Finding::new(
@@ -471,13 +472,13 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         other if other.starts_with(predicate::TYPE_FAMILY) => {
             return bad(
                 "unsupported_predicate_version",
-                format!("predicate {other} not supported by this verifier"),
+                format!("predicate {} not supported by this verifier", shown_if_clean(other, SHOWN_MAX)),
             );
         }
         other => {
             return bad(
                 "unknown_predicate_type",
-                format!("a predicate type this verifier does not know: {other}"),
+                format!("a predicate type this verifier does not know: {}", shown_if_clean(other, SHOWN_MAX)),
             );
         }
     };
@@ -486,8 +487,16 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
             let payload_sha256 = sha256_hex(&envelope.payload);
             Ok(ReadLine { number, envelope, payload_sha256, subject, body })
         }
-        Err(e) => bad(BAD_PREDICATE, format!("the {ptype} predicate does not read: {e}")),
+        Err(e) => bad(BAD_PREDICATE, format!("the {ptype} predicate does not read: {}", said(&e))),
     }
+}
+
+/// What a reader of the note said of a line it could not read, as a finding quotes it. Its words
+/// repeat what it stumbled on (serde's `unknown variant `…``, `invalid type: string "…"`, a
+/// field's name), which is the note's to write: the whole message is quoted only when it passes
+/// the clean check, else what it holds is named.
+fn said(e: &dyn std::fmt::Display) -> String {
+    shown_if_clean(&e.to_string(), SHOWN_MAX)
 }
 
 /// The finding code of an empty line in a note.
@@ -698,6 +707,49 @@ mod tests {
         assert_eq!((joined.notes, joined.repeated), (2, true));
         assert_eq!(joined.statements, [vec![1], vec![2], vec![3]]);
         assert!(joined.rejoin_command(bundle::NOTES_REF, own()).is_some());
+    }
+
+    /// The finding of a line of `statement` (a JSON statement, unsigned).
+    fn unread(statement: &Value) -> Finding {
+        let line = Envelope::unsigned(serde_json::to_vec(statement).unwrap()).to_line();
+        read_line(1, &line).unwrap_err()
+    }
+
+    #[test]
+    fn a_value_of_a_line_that_does_not_read_is_quoted_only_when_clean() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        let statement = |predicate_type: &str, predicate: Value, subject: Value| json!({"_type": STATEMENT_TYPE, "subject": [subject], "predicateType": predicate_type, "predicate": predicate});
+        let subject = json!({"name": "u/T1", "digest": {"gitCommit": OWN}});
+        let green = |result: &str| json!({"result": result, "configuration": [{"name": "speccoder:phase/green", "digest": {"sha256": "aa"}}]});
+        let tick: Value = serde_json::from_str(include_str!("../../fixtures/seed/tick.json")).unwrap();
+        let with_red = |kind: &str| {
+            let mut p = tick.clone();
+            p["red"] = json!({"kind": kind});
+            p
+        };
+        let newer = format!("{}v9", predicate::TYPE_FAMILY);
+        let cases = |value: &str| {
+            [
+                statement(test_result::TYPE, green(value), subject.clone()),
+                statement(predicate::TYPE, with_red(value), subject.clone()),
+                statement(value, green("PASSED"), subject.clone()),
+                statement(&format!("{newer}{value}"), green("PASSED"), subject.clone()),
+                statement(test_result::TYPE, green("PASSED"), json!(value)),
+                statement(test_result::TYPE, json!(value), subject.clone()),
+            ]
+        };
+        for hostile in cases(token) {
+            let f = unread(&hostile);
+            assert!(!f.message.contains("R8x2Kq9LmZ4vT7nB3cW6"), "{}", f.message);
+            assert!(f.message.contains("(a value not shown, as it holds a GitHub token)"), "{}", f.message);
+        }
+        let not_an_envelope = read_line(1, format!("{token:?}").as_bytes()).unwrap_err();
+        assert_eq!(not_an_envelope.code, "not_an_envelope");
+        assert!(!not_an_envelope.message.contains("R8x2Kq9LmZ4vT7nB3cW6"), "{}", not_an_envelope.message);
+        for clean in cases("GREEN") {
+            let f = unread(&clean);
+            assert!(f.message.contains("GREEN"), "a clean value is still shown: {}", f.message);
+        }
     }
 
     #[test]

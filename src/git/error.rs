@@ -7,6 +7,7 @@ use gix::ObjectId;
 use super::extensions::ExtensionRefusal;
 use super::ref_advice::set_ref_command;
 use crate::exit::{Class, ExitClass};
+use crate::model::clean;
 use crate::model::shown::{one_line, shell_word, with_causes};
 
 /// Everything that can go wrong while reading or writing the repository.
@@ -615,10 +616,7 @@ pub enum GitError {
     },
 
     /// A remote that is not configured was named.
-    #[error(
-        "no remote named `{name}` is configured: see `git remote -v`, or add it with `git remote add {} <url>`",
-        shell_word(.name)
-    )]
+    #[error("{}", unknown_remote(.name))]
     UnknownRemote {
         /// The name as given.
         name: String,
@@ -909,6 +907,25 @@ fn extension_refused(git_dir: &Path, refusal: &ExtensionRefusal) -> String {
     }
 }
 
+/// What [`GitError::UnknownRemote`] says of `name`, a remote as given: the name, and the command
+/// that adds it, only when it passes the clean check, for a push URL given in its place can hold a
+/// password.
+fn unknown_remote(name: &str) -> String {
+    let advice = "see `git remote -v`, or add it with `git remote add";
+    match clean::check_str(name) {
+        Ok(()) => {
+            format!(
+                "no remote named `{}` is configured: {advice} {} <url>`",
+                one_line(name),
+                shell_word(name)
+            )
+        }
+        Err(leak) => {
+            format!("no remote named {} is configured: {advice} <name> <url>`", clean::not_shown(&leak))
+        }
+    }
+}
+
 fn exit_status(status: &Option<i32>) -> String {
     status.map(|code| format!(" (exit {code})")).unwrap_or_default()
 }
@@ -1109,6 +1126,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_remote_given_as_a_url_with_a_password_is_named_by_what_it_holds() {
+        use crate::git::GitError;
+        let url = "https://ci:S3cr3tPassw0rdQ9@git.example.net/x.git";
+        let said = GitError::UnknownRemote { name: url.into() }.to_string();
+        assert!(!said.contains("S3cr3t"), "{said}");
+        assert!(
+            said.starts_with(
+                "no remote named (a value not shown, as it holds a URL with a user name and password) is configured"
+            ),
+            "{said}"
+        );
+        let said = GitError::UnknownRemote { name: "upstream".into() }.to_string();
+        assert!(said.starts_with("no remote named `upstream` is configured"), "{said}");
+        assert!(said.ends_with("`git remote add upstream <url>`"), "{said}");
     }
 
     #[test]

@@ -17,9 +17,10 @@ use serde::Serialize;
 use serde_json::{Map, Number, Value, json};
 
 use super::canonical::value_to_canonical;
+use super::clean::shown_if_clean;
 use super::dialect::Dialect;
 use super::digest::sha256_hex;
-use super::shown::{SHOWN_MAX, shown};
+use super::shown::SHOWN_MAX;
 
 /// The project configuration file, read at the task commit's parent.
 pub const CONFIG_FILE: &str = "speccoder.toml";
@@ -86,11 +87,11 @@ pub fn too_large(size: u64) -> PolicyError {
 /// committed).
 const MAKE_IT_SMALLER: &str = "make it smaller: a project's configuration is a few tables of a few keys each ([checks], [tests], [model], [attest], [spec] ...), its lists a few entries, so keep those and remove whatever else it holds, then commit it";
 
-/// Why `text` is not TOML, quoting the offending line through [`shown`]: the file is checked in,
-/// so the line may hold escape sequences or be megabytes long, and the message reaches a terminal
-/// and a CI log (the parser's own message echoes the line raw and whole).
+/// Why `text` is not TOML, quoting the offending line through [`shown_if_clean`]: the file is
+/// checked in, so the line may hold escape sequences, a secret or megabytes, and the message
+/// reaches a terminal and a CI log (the parser's own message echoes the line raw and whole).
 fn not_toml(text: &str, e: &toml::de::Error) -> String {
-    let mut what = shown(e.message().trim(), SHOWN_MAX);
+    let mut what = shown_if_clean(e.message().trim(), SHOWN_MAX);
     // The parser names no place for a key of more dots than it follows: found here.
     let deep = e.span().is_none().then(|| super::toml_bound::deep_key(text)).flatten();
     if let Some(key) = deep {
@@ -110,7 +111,7 @@ fn not_toml(text: &str, e: &toml::de::Error) -> String {
     let (number, column) = line_column(text, start);
     format!(
         "it is not valid TOML at line {number}, column {column}: {what}; the line reads `{}`",
-        shown(line, SHOWN_MAX)
+        shown_if_clean(line, SHOWN_MAX)
     )
 }
 
@@ -579,6 +580,19 @@ mod tests {
     #[test]
     fn invalid_toml_is_an_error() {
         assert!(policy_sha256(Some("[tests\n")).is_err());
+    }
+
+    #[test]
+    fn a_toml_error_names_the_line_and_quotes_it_only_when_clean() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        for text in [format!("[attest]\nsigner = {token}\n"), format!("{token}\n")] {
+            let err = parse_table(&text).unwrap_err().to_string();
+            assert!(!err.contains("R8x2Kq9LmZ4vT7nB3cW6"), "{err}");
+            assert!(err.contains("(a value not shown, as it holds a GitHub token)"), "{err}");
+            assert!(err.contains("it is not valid TOML at line "), "{err}");
+        }
+        let err = parse_table("[attest]\nsigner = hsm\n").unwrap_err().to_string();
+        assert!(err.contains("the line reads `signer = hsm`"), "{err}");
     }
 
     #[test]

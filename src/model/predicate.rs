@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::audit_shapes::{integrity_schema, monitor_schema, trace_schema};
+use super::clean::shown_if_clean;
 use super::collection::Collection;
 use super::dialect::Dialect;
 use super::regression::{RegressionReason, SignedRegression};
@@ -302,11 +303,17 @@ impl TaskVerificationV0 {
         self.revision.unwrap_or(1)
     }
 
+    /// How many characters of an unknown field's name [`Self::newer_fields`] gives.
+    const FIELD_NAME_SHOWN: usize = 64;
+
     /// What this build did not evaluate: the unknown fields by name, then `revision N` when the
-    /// statement is newer than [`REVISION`].
+    /// statement is newer than [`REVISION`]. A name is the note's to write, so it is given as a
+    /// message quotes it ([`shown_if_clean`]): escaped, cut, and only when it passes the clean
+    /// check.
     #[must_use]
     pub fn newer_fields(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.extra.keys().cloned().collect();
+        let mut names: Vec<String> =
+            self.extra.keys().map(|k| shown_if_clean(k, Self::FIELD_NAME_SHOWN)).collect();
         if self.revision() > REVISION {
             names.push(format!("revision {}", self.revision()));
         }
@@ -489,6 +496,19 @@ mod tests {
         assert_eq!(t.newer_fields(), ["provenance", "revision 7"]);
         assert_eq!(t.reserved_present(), ["context"]);
         assert_eq!(serde_json::to_value(&t).unwrap(), v);
+    }
+
+    #[test]
+    fn an_unknown_field_s_name_is_named_only_when_clean_and_escaped() {
+        let mut v = tick();
+        v["ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k"] = json!(1);
+        v["x\u{1b}]0;PWNED\u{7}"] = json!(1);
+        v["provenance"] = json!(1);
+        let named = typed(&v).newer_fields();
+        assert_eq!(
+            named,
+            ["(a value not shown, as it holds a GitHub token)", "provenance", "x\\u{1b}]0;PWNED\\u{7}"]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use time::format_description::well_known::Rfc3339;
 use crate::check::outcome::{CommitOutcome, Finding, Unread, lines_named};
 use crate::check::signatures::SignerInfo;
 use crate::exit;
+use crate::model::clean::unless_leaking;
 use crate::model::policy::Recipe;
 use crate::model::predicate::{Carried, Verdict};
 use crate::model::shown::{hidden_marked, in_line, in_line_commands_escaped};
@@ -121,13 +122,20 @@ pub struct TickReport {
     pub evidence: Option<Box<SignedEvidence>>,
 }
 
+/// A task commit's `Verdict:` trailer as a row gives it: a verdict the wire format names as it
+/// is; any other is the commit message's to write, given only when it passes the clean check.
+fn verdict_shown(verdict: String) -> String {
+    if Verdict::parse(&verdict).is_some() { verdict } else { unless_leaking(verdict) }
+}
+
 impl TickReport {
     /// A tick judged by its task commit's report. Under `--require-verified` a verdict other than
     /// `verified` fails: an `attested` or `regression_only` tick is `unverifiable`, and a skip
     /// stays `skipped` (a skip is never evidence, in any mode), both with the reason
     /// `not_verified`.
     #[must_use]
-    pub fn from_commit(c: CommitReport, trust: &Trust) -> Self {
+    pub fn from_commit(mut c: CommitReport, trust: &Trust) -> Self {
+        c.verdict = c.verdict.map(verdict_shown);
         let verdict = c.verdict.as_deref().and_then(Verdict::parse);
         let not_verified = trust.require_verified && verdict.is_some_and(|v| v != Verdict::Verified);
         let refused = || Some(NOT_VERIFIED.to_owned());
@@ -780,6 +788,22 @@ mod tests {
         assert!(report.to_markdown().contains("> **warning:** ` the root is 3 days old `"));
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["warnings"][0], "the root is 3 days old");
+    }
+
+    #[test]
+    fn a_row_gives_a_known_verdict_as_written_and_another_only_when_clean() {
+        let row = |verdict: &str| {
+            let mut commit = CommitReport::new("c".repeat(40));
+            commit.verdict = Some(verdict.to_owned());
+            let row = TickReport::from_commit(commit, &Trust::default());
+            serde_json::to_value(&row).unwrap()["verdict"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(row("verified"), "verified");
+        assert_eq!(row("looks fine"), "looks fine");
+        assert_eq!(
+            row("ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k"),
+            "(a value not shown, as it holds a GitHub token)"
+        );
     }
 
     #[test]

@@ -80,6 +80,28 @@ fn the_reports_of_attest_accept_and_skip_quote_a_unit_name_and_a_deciders_name_a
 }
 
 #[test]
+fn the_reports_of_attest_and_accept_name_a_branch_that_holds_a_token_by_what_it_holds() {
+    let p = signing_project().0;
+    p.git(&["checkout", "-q", "-b", "ci/ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k"]);
+    let mut said = Vec::new();
+    for json in [false, true] {
+        let task = if json { "T002" } else { "T001" };
+        let extra: &[&str] = if json { &["--json"] } else { &[] };
+        let target = format!("{UNIT}/{task}");
+        let evidence = common::write_evidence(&p.scratch_dir(task), &target, Evidence::Verified);
+        said.push(p.attest(&target, &evidence, extra).success().stdout);
+        let target = format!("{UNIT}/T00{}", if json { 4 } else { 3 });
+        let mut args = vec!["accept", &target, "--reason", "checked by hand"];
+        args.extend(extra);
+        said.push(p.speccoder(&args).success().stdout);
+    }
+    for report in said {
+        assert!(!report.contains("R8x2Kq9LmZ4vT7nB3cW6"), "{report}");
+        assert!(report.contains("(a value not shown, as it holds a GitHub token)"), "{report}");
+    }
+}
+
+#[test]
 fn a_principal_holding_a_workflow_command_is_printed_by_policy_init_as_a_policy_that_reads_back_whole() {
     let (p, ada) = signing_project();
     let principal = "release##[bot]@example.com";

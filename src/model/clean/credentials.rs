@@ -11,8 +11,10 @@ use super::rule::{Anchor, Rule, leak_if};
 pub(super) fn rules() -> Vec<Rule> {
     use LeakKind::*;
     vec![
-        // Credentials in URLs.
-        Rule::new(UrlCredentials, "a URL with a user name and password", r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@", &["://"])
+        // Credentials in URLs. The user information ends at the last `@` before the path, and
+        // the password starts at its first `:`: a user name may hold an `@` unescaped (an e-mail
+        // address, `ci-bot@corp.example:…@host`), as URL parsers and curl read it.
+        Rule::new(UrlCredentials, "a URL with a user name and password", r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:]*:[^\s/]*@", &["://"])
             .anchored(Anchor::BeforeUserinfo),
         Rule::new(UrlCredentials, "a URL with a token as its user name", r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<leak>[^\s/:@?#]{12,})@", &["://"])
             .anchored(Anchor::BeforeAt)
@@ -96,6 +98,29 @@ fn yarnrc_auth() -> Rule {
 mod tests {
     use super::super::check_str;
     use super::super::tests::caught;
+
+    #[test]
+    fn a_url_whose_user_name_holds_an_at_sign_is_caught_up_to_its_last_at_sign() {
+        let what = "a URL with a user name and password";
+        for (text, userinfo) in [
+            (
+                "Mirror https://ci-bot@corp.example:Zq8Wn3bY6cJxK2mTp9@git.corp.example/x.git now",
+                "https://ci-bot@corp.example:Zq8Wn3bY6cJxK2mTp9@",
+            ),
+            ("https://ada:hunter2@git.example.net/app.git", "https://ada:hunter2@"),
+            ("git clone https://ada:p@ss@git.example.net/a.git", "https://ada:p@ss@"),
+            ("redis://a@b@c:hunter2@cache:6379", "redis://a@b@c:hunter2@"),
+        ] {
+            assert_eq!(caught(text), Some((what, userinfo)), "{text:?}");
+        }
+        for text in [
+            "https://ci-bot@git.corp.example:8443/x.git",
+            "ssh://git@github.com:22/org/repo.git and mail ada@example.org",
+            "https://git.example.net:8443/a@b",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_credential_in_npm_or_yarn_settings_is_caught_whatever_its_value() {
