@@ -1177,7 +1177,9 @@ pub enum PolicySub {
     ///
     /// Exit codes: 0 printed (a task list that cannot be read is named among the boxes the
     /// baseline will not hold); 2 an unknown --baseline revision; 13 a trust file that is
-    /// unusable; 14 unborn branch; 1 internal error.
+    /// unusable; 14 unborn branch, a shallow clone whose history the ticks counted need is cut
+    /// off, as verify refuses it (fetch the whole history: `git fetch --unshallow`); 1 internal
+    /// error.
     Init(PolicyInitArgs),
     /// Check a verifier policy and show what each rule matches today.
     ///
@@ -1194,7 +1196,9 @@ pub enum PolicySub {
     /// baseline holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
-    /// is unusable; 14 unborn branch; 1 internal error.
+    /// is unusable; 14 unborn branch, a shallow clone whose history the ticks counted or the
+    /// baseline commit may lie beyond, as verify refuses it (fetch the whole history: `git fetch
+    /// --unshallow`); 1 internal error.
     Check(PolicyCheckArgs),
 }
 

@@ -317,11 +317,8 @@ pub fn verify_branch_into(
     for unit in &units {
         planned.push(plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?);
     }
-    let ids: Vec<ObjectId> =
-        planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    history_reaches_the_plan(repo, &planned, &ids, unrelated_base, &reachable)?;
-    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
-    completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
+    let ids = planned_commits(&planned);
+    history_reaches_the_plan(repo, &planned, &ids, unrelated_base, &reachable, &setters)?;
     let checker = checker.knowing(setters.learned());
     let unticked = match base {
         Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
@@ -377,7 +374,8 @@ pub enum Planned {
 /// boxes it will not hold from, and `attest policy check` the hand ticks a baseline holds.
 ///
 /// # Errors
-/// A repository that cannot be read.
+/// A repository that cannot be read; a shallow clone whose history the plan needs is cut off
+/// ([`VerifyError::Shallow`], as verify refuses it: [`history_reaches_the_plan`]).
 pub(in crate::verify) fn planned_ticks(
     repo: &Repo,
     head: ObjectId,
@@ -400,9 +398,14 @@ pub(in crate::verify) fn planned_ticks(
         trust: &nobody,
         checker: OnceCell::new(),
     };
+    let plans: Vec<UnitPlan> = units
+        .iter()
+        .map(|unit| plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear))
+        .collect::<Result<_, _>>()?;
+    // What the plan counts may lie beyond a shallow boundary: refused as verify refuses it.
+    history_reaches_the_plan(repo, &plans, &planned_commits(&plans), None, &reachable, &setters)?;
     let mut out = Vec::new();
-    for unit in &units {
-        let (rows, _) = plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?;
+    for (unit, (rows, _)) in units.iter().zip(plans) {
         // The unit's documents at the head, read when a second claim first cites a requirement.
         let mut head_docs = None;
         for row in rows {
@@ -526,16 +529,24 @@ fn fetch_what_a_branch_check_reads(
     Ok(())
 }
 
+/// The task commits a plan checks, in its order.
+fn planned_commits(planned: &[UnitPlan]) -> Vec<ObjectId> {
+    planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect()
+}
+
 /// Refuses a history cut short where the plan needs it: a task commit `ids` names beyond a
 /// shallow boundary, or a tick without one that such a commit could explain, where the head's
-/// history (`reachable`) reaches the boundary. Nothing explains a task list that cannot be read
-/// or an id on two lines.
+/// history (`reachable`) reaches the boundary, or a box a commit at the boundary sets (of
+/// `setters`), which may only have kept it set. Nothing explains a task list that cannot be read
+/// or an id on two lines. The one judgement of a shallow clone for verify's branch check and for
+/// `policy init` and `policy check`, which count the same plan ([`planned_ticks`]).
 fn history_reaches_the_plan(
     repo: &Repo,
     planned: &[UnitPlan],
     ids: &[ObjectId],
     unrelated_base: Option<UnrelatedBase>,
     reachable: &[ObjectId],
+    setters: &BoxSetters,
 ) -> Result<(), VerifyError> {
     let unexplained: Vec<&str> = planned
         .iter()
@@ -552,7 +563,9 @@ fn history_reaches_the_plan(
             reached: Some(reachable),
             ..HistoryNeeds::default()
         },
-    )
+    )?;
+    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
+    completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))
 }
 
 /// The units a branch check covers, and the places that hold ticks but are no unit's (a project's
