@@ -153,8 +153,8 @@ fn finish(
 
 /// One unit's ticks in order (the task commit to check, or the row saying why there is none,
 /// boxed: a plan holds every tick of the branch, and most are commits), and the `<unit>/<task>`
-/// ticked at the head.
-type UnitPlan = (Vec<Result<ObjectId, Box<TickReport>>>, HashSet<String>);
+/// ticked at the head (`None` when the head's task list cannot be read: its one row says so).
+type UnitPlan = (Vec<Result<ObjectId, Box<TickReport>>>, Option<HashSet<String>>);
 
 /// The history a run checks. The trust it checks against must come from outside it: a trust
 /// file at a revision inside was written by whoever wrote the history under review.
@@ -564,7 +564,7 @@ fn history_reaches_the_plan(
             ..HistoryNeeds::default()
         },
     )?;
-    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
+    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().flatten().map(String::as_str));
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))
 }
 
@@ -668,7 +668,7 @@ impl Rows<'_, '_> {
         &mut self,
         slots: &mut impl Iterator<Item = Slot>,
         units: &[spec::UnitLoc],
-        ticked_targets: &[HashSet<String>],
+        ticked_targets: &[Option<HashSet<String>>],
         head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<Option<usize>, VerifyError> {
         for slot in slots {
@@ -678,13 +678,11 @@ impl Rows<'_, '_> {
                 Slot::UnitEnd(at) => {
                     *head_docs = None;
                     let unit = &units[at];
-                    for row in decisions::skip_rows(
-                        self.repo,
-                        self.claims.checker,
-                        unit,
-                        &ticked_targets[at],
-                        self.claims.trust,
-                    )? {
+                    let none = HashSet::new();
+                    let ticked = ticked_targets[at].as_ref().unwrap_or(&none);
+                    for row in
+                        decisions::skip_rows(self.repo, self.claims.checker, unit, ticked, self.claims.trust)?
+                    {
                         self.put(row);
                     }
                 }
@@ -876,7 +874,7 @@ fn plan_unit(
     let ticks = match spec::unit_ticks(head_tree, unit) {
         Ok(ticks) => ticks,
         Err(e) if failed_without_object(&e) => return Err(e.into()),
-        Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], HashSet::new())),
+        Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], None)),
     };
     let ticked_targets: HashSet<String> =
         ticks.ticked.iter().map(|t| format!("{}/{}", unit.name, t.id)).collect();
@@ -900,7 +898,7 @@ fn plan_unit(
         });
     }
     rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
-    Ok((rows, ticked_targets))
+    Ok((rows, Some(ticked_targets)))
 }
 
 /// The row of `target`, a tick of `unit` that no task commit on the branch names:
@@ -989,22 +987,30 @@ fn taken_back_since(
     planned: &[UnitPlan],
     head_tree: &GitTree<'_>,
 ) -> Result<Vec<String>, VerifyError> {
-    let mut unticked = unticked_since(repo, base, units, planned)?;
+    let mut unticked = unticked_since(repo, base, units, planned, head_tree)?;
     unticked.extend(gone_since(repo, base, units, head_tree)?);
     Ok(unticked)
 }
 
 /// The tasks ticked at `base` that a checked unit no longer ticks at the head: nothing the branch
-/// claims is unproven by it, but a reviewer should see that the branch takes a tick back.
+/// claims is unproven by it, but a reviewer should see that the branch takes a tick back. Only a
+/// list read at both ends is compared: one the head cannot read (its `tasks_unreadable` row says
+/// so), or the base's list standing at the head as no unit's, takes back nothing a reader could
+/// tell.
 fn unticked_since(
     repo: &Repo,
     base: ObjectId,
     units: &[spec::UnitLoc],
     planned: &[UnitPlan],
+    head_tree: &GitTree<'_>,
 ) -> Result<Vec<String>, VerifyError> {
     let base_tree = repo.tree(repo.commit_tree(base)?);
     let mut out = Vec::new();
     for (unit, (_, ticked_here)) in units.iter().zip(planned) {
+        let Some(ticked_here) = ticked_here else { continue };
+        if base_list_not_the_unit_s(&base_tree, head_tree, unit)? {
+            continue;
+        }
         // A unit the base does not have, or cannot read, ticked nothing there.
         for id in spec::ticked_ids(&base_tree, &unit.name).unwrap_or_default() {
             let target = format!("{}/{id}", unit.name);
@@ -1016,6 +1022,22 @@ fn unticked_since(
         }
     }
     Ok(out)
+}
+
+/// Whether the task list the base reads as `unit`'s (of the same name) is another file than the
+/// head's and still stands at the head, where it is read as no unit's (an archived change whose
+/// name a new active change took: its `not_a_unit` row says so where the check reports that
+/// place); then the head's list of the name is not the one the base ticked. A base without the
+/// unit has no such list.
+fn base_list_not_the_unit_s(
+    base_tree: &GitTree<'_>,
+    head_tree: &GitTree<'_>,
+    unit: &spec::UnitLoc,
+) -> Result<bool, VerifyError> {
+    match spec::locate_unit(base_tree, &unit.name) {
+        Ok(at_base) if at_base.tasks != unit.tasks => Ok(head_tree.entry_id(&at_base.tasks)?.is_some()),
+        _ => Ok(false),
+    }
 }
 
 /// The tasks ticked at `base` in a unit whose directory the head no longer has (the branch
