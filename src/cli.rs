@@ -108,7 +108,10 @@ pub enum Command {
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
     /// lags behind HEAD, as a writer stopped after moving the branch leaves it: tick the box again
     /// in the file and stage it, which keeps your changes there; `git checkout HEAD -- <tasks.md>`
-    /// brings it up but drops them), a `tasks.md` outside the sparse checkout (`git sparse-checkout
+    /// brings it up but drops them) or tick another task than the one attested (a box ticked by
+    /// hand and staged, which the task commit would hold without evidence: clear it in the file
+    /// and stage that, or unstage another unit's list, `git restore --staged -- <tasks.md>`), a
+    /// `tasks.md` outside the sparse checkout (`git sparse-checkout
     /// add <unit dir>` in cone mode; `git sparse-checkout add /<unit dir>/ /<unit dir>/tasks.md` in
     /// non-cone mode, which wins over a pattern that excludes the task list) or marked
     /// skip-worktree where no sparse checkout is configured (`git update-index --no-skip-worktree
@@ -153,7 +156,8 @@ pub enum Command {
     /// acceptance recorded), a task of an archived OpenSpec change (or of one `openspec archive`
     /// moved in the work tree, not committed yet: commit it, or bring the change's directory
     /// back), a unit in the work tree but not staged (named, with the `git add` that
-    /// brings it in), a staged task list that would untick a task HEAD ticks, unstaged `tasks.md`
+    /// brings it in), a staged task list that would untick a task HEAD ticks or tick another task
+    /// (a box ticked by hand and staged: named, with how to clear it), unstaged `tasks.md`
     /// (one the index marks assume-unchanged too: `git update-index --no-assume-unchanged
     /// <tasks.md>` first) or one that is not a readable regular file, or `tasks.md` edited in the work tree while the
     /// command ran (then, as for `attest`, the tick is committed with its note and staged, and your
@@ -1181,7 +1185,9 @@ pub enum PolicySub {
     ///
     /// Exit codes: 0 printed (a task list that cannot be read is named among the boxes the
     /// baseline will not hold); 2 an unknown --baseline revision; 13 a trust file that is
-    /// unusable; 14 unborn branch; 1 internal error.
+    /// unusable; 14 unborn branch, a shallow clone whose history the ticks counted need is cut
+    /// off, as verify refuses it (fetch the whole history: `git fetch --unshallow`); 1 internal
+    /// error.
     Init(PolicyInitArgs),
     /// Check a verifier policy and show what each rule matches today.
     ///
@@ -1198,7 +1204,9 @@ pub enum PolicySub {
     /// baseline holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
-    /// is unusable; 14 unborn branch; 1 internal error.
+    /// is unusable; 14 unborn branch, a shallow clone whose history the ticks counted or the
+    /// baseline commit may lie beyond, as verify refuses it (fetch the whole history: `git fetch
+    /// --unshallow`); 1 internal error.
     Check(PolicyCheckArgs),
 }
 

@@ -131,6 +131,30 @@ pub fn boundary_sets_no_box<'t>(
     }
 }
 
+/// In a shallow clone, refuses to tell `commit` (`what`, as a message names it) out of the
+/// history of `head` when that history reaches the shallow boundary: it may lie beyond it. A
+/// complete clone, a commit of that history, or a history that is whole here passes.
+///
+/// # Errors
+/// [`VerifyError::Shallow`], or the history cannot be read.
+pub fn in_history_here(repo: &Repo, commit: ObjectId, head: ObjectId, what: &str) -> Result<(), VerifyError> {
+    let boundary = repo.shallow_boundary()?;
+    if boundary.is_empty() {
+        return Ok(());
+    }
+    let reached = repo.walk(head, &[])?;
+    if reached.contains(&commit) {
+        return Ok(());
+    }
+    let needs = HistoryNeeds { reached: Some(&reached), ..HistoryNeeds::default() };
+    match cut_in_reach(&needs, &boundary) {
+        Some(cut) => {
+            Err(ShallowCut { boundary: cut.to_string(), why: format!("{what} is not in it") }.into())
+        }
+        None => Ok(()),
+    }
+}
+
 /// The first commit at the shallow `boundary` (sorted) that the checked history reaches
 /// ([`HistoryNeeds::reached`]; any, when it is not told): where a task commit may have been cut
 /// off. `None`: that history is whole.

@@ -153,8 +153,8 @@ fn finish(
 
 /// One unit's ticks in order (the task commit to check, or the row saying why there is none,
 /// boxed: a plan holds every tick of the branch, and most are commits), and the `<unit>/<task>`
-/// ticked at the head.
-type UnitPlan = (Vec<Result<ObjectId, Box<TickReport>>>, HashSet<String>);
+/// ticked at the head (`None` when the head's task list cannot be read: its one row says so).
+type UnitPlan = (Vec<Result<ObjectId, Box<TickReport>>>, Option<HashSet<String>>);
 
 /// The history a run checks. The trust it checks against must come from outside it: a trust
 /// file at a revision inside was written by whoever wrote the history under review.
@@ -317,11 +317,8 @@ pub fn verify_branch_into(
     for unit in &units {
         planned.push(plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?);
     }
-    let ids: Vec<ObjectId> =
-        planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    history_reaches_the_plan(repo, &planned, &ids, unrelated_base, &reachable)?;
-    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
-    completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
+    let ids = planned_commits(&planned);
+    history_reaches_the_plan(repo, &planned, &ids, unrelated_base, &reachable, &setters)?;
     let checker = checker.knowing(setters.learned());
     let unticked = match base {
         Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
@@ -378,7 +375,8 @@ pub enum Planned {
 /// boxes it will not hold from, and `attest policy check` the hand ticks a baseline holds.
 ///
 /// # Errors
-/// A repository that cannot be read.
+/// A repository that cannot be read; a shallow clone whose history the plan needs is cut off
+/// ([`VerifyError::Shallow`], as verify refuses it: [`history_reaches_the_plan`]).
 pub(in crate::verify) fn planned_ticks(
     repo: &Repo,
     head: ObjectId,
@@ -401,9 +399,14 @@ pub(in crate::verify) fn planned_ticks(
         trust: &nobody,
         checker: OnceCell::new(),
     };
+    let plans: Vec<UnitPlan> = units
+        .iter()
+        .map(|unit| plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear))
+        .collect::<Result<_, _>>()?;
+    // What the plan counts may lie beyond a shallow boundary: refused as verify refuses it.
+    history_reaches_the_plan(repo, &plans, &planned_commits(&plans), None, &reachable, &setters)?;
     let mut out = Vec::new();
-    for unit in &units {
-        let (rows, _) = plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?;
+    for (unit, (rows, _)) in units.iter().zip(plans) {
         // The unit's documents at the head, read when a second claim first cites a requirement.
         let mut head_docs = None;
         for row in rows {
@@ -527,16 +530,24 @@ fn fetch_what_a_branch_check_reads(
     Ok(())
 }
 
+/// The task commits a plan checks, in its order.
+fn planned_commits(planned: &[UnitPlan]) -> Vec<ObjectId> {
+    planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect()
+}
+
 /// Refuses a history cut short where the plan needs it: a task commit `ids` names beyond a
 /// shallow boundary, or a tick without one that such a commit could explain, where the head's
-/// history (`reachable`) reaches the boundary. Nothing explains a task list that cannot be read
-/// or an id on two lines.
+/// history (`reachable`) reaches the boundary, or a box a commit at the boundary sets (of
+/// `setters`), which may only have kept it set. Nothing explains a task list that cannot be read
+/// or an id on two lines. The one judgement of a shallow clone for verify's branch check and for
+/// `policy init` and `policy check`, which count the same plan ([`planned_ticks`]).
 fn history_reaches_the_plan(
     repo: &Repo,
     planned: &[UnitPlan],
     ids: &[ObjectId],
     unrelated_base: Option<UnrelatedBase>,
     reachable: &[ObjectId],
+    setters: &BoxSetters,
 ) -> Result<(), VerifyError> {
     let unexplained: Vec<&str> = planned
         .iter()
@@ -553,7 +564,9 @@ fn history_reaches_the_plan(
             reached: Some(reachable),
             ..HistoryNeeds::default()
         },
-    )
+    )?;
+    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().flatten().map(String::as_str));
+    completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))
 }
 
 /// The units a branch check covers, and the places that hold ticks but are no unit's (a project's
@@ -656,7 +669,7 @@ impl Rows<'_, '_> {
         &mut self,
         slots: &mut impl Iterator<Item = Slot>,
         units: &[spec::UnitLoc],
-        ticked_targets: &[HashSet<String>],
+        ticked_targets: &[Option<HashSet<String>>],
         head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<Option<usize>, VerifyError> {
         for slot in slots {
@@ -666,13 +679,11 @@ impl Rows<'_, '_> {
                 Slot::UnitEnd(at) => {
                     *head_docs = None;
                     let unit = &units[at];
-                    for row in decisions::skip_rows(
-                        self.repo,
-                        self.claims.checker,
-                        unit,
-                        &ticked_targets[at],
-                        self.claims.trust,
-                    )? {
+                    let none = HashSet::new();
+                    let ticked = ticked_targets[at].as_ref().unwrap_or(&none);
+                    for row in
+                        decisions::skip_rows(self.repo, self.claims.checker, unit, ticked, self.claims.trust)?
+                    {
                         self.put(row);
                     }
                 }
@@ -864,7 +875,7 @@ fn plan_unit(
     let ticks = match spec::unit_ticks(head_tree, unit) {
         Ok(ticks) => ticks,
         Err(e) if failed_without_object(&e) => return Err(e.into()),
-        Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], HashSet::new())),
+        Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], None)),
     };
     let ticked_targets: HashSet<String> =
         ticks.ticked.iter().map(|t| format!("{}/{}", unit.name, t.id)).collect();
@@ -888,7 +899,7 @@ fn plan_unit(
         });
     }
     rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
-    Ok((rows, ticked_targets))
+    Ok((rows, Some(ticked_targets)))
 }
 
 /// The row of `target`, a tick of `unit` that no task commit on the branch names:
@@ -977,22 +988,30 @@ fn taken_back_since(
     planned: &[UnitPlan],
     head_tree: &GitTree<'_>,
 ) -> Result<Vec<String>, VerifyError> {
-    let mut unticked = unticked_since(repo, base, units, planned)?;
+    let mut unticked = unticked_since(repo, base, units, planned, head_tree)?;
     unticked.extend(gone_since(repo, base, units, head_tree)?);
     Ok(unticked)
 }
 
 /// The tasks ticked at `base` that a checked unit no longer ticks at the head: nothing the branch
-/// claims is unproven by it, but a reviewer should see that the branch takes a tick back.
+/// claims is unproven by it, but a reviewer should see that the branch takes a tick back. Only a
+/// list read at both ends is compared: one the head cannot read (its `tasks_unreadable` row says
+/// so), or the base's list standing at the head as no unit's, takes back nothing a reader could
+/// tell.
 fn unticked_since(
     repo: &Repo,
     base: ObjectId,
     units: &[spec::UnitLoc],
     planned: &[UnitPlan],
+    head_tree: &GitTree<'_>,
 ) -> Result<Vec<String>, VerifyError> {
     let base_tree = repo.tree(repo.commit_tree(base)?);
     let mut out = Vec::new();
     for (unit, (_, ticked_here)) in units.iter().zip(planned) {
+        let Some(ticked_here) = ticked_here else { continue };
+        if base_list_not_the_unit_s(&base_tree, head_tree, unit)? {
+            continue;
+        }
         // A unit the base does not have, or cannot read, ticked nothing there.
         for id in spec::ticked_ids(&base_tree, &unit.name).unwrap_or_default() {
             let target = format!("{}/{id}", unit.name);
@@ -1004,6 +1023,22 @@ fn unticked_since(
         }
     }
     Ok(out)
+}
+
+/// Whether the task list the base reads as `unit`'s (of the same name) is another file than the
+/// head's and still stands at the head, where it is read as no unit's (an archived change whose
+/// name a new active change took: its `not_a_unit` row says so where the check reports that
+/// place); then the head's list of the name is not the one the base ticked. A base without the
+/// unit has no such list.
+fn base_list_not_the_unit_s(
+    base_tree: &GitTree<'_>,
+    head_tree: &GitTree<'_>,
+    unit: &spec::UnitLoc,
+) -> Result<bool, VerifyError> {
+    match spec::locate_unit(base_tree, &unit.name) {
+        Ok(at_base) if at_base.tasks != unit.tasks => Ok(head_tree.entry_id(&at_base.tasks)?.is_some()),
+        _ => Ok(false),
+    }
 }
 
 /// The tasks ticked at `base` in a unit whose directory the head no longer has (the branch

@@ -323,3 +323,20 @@ fn the_published_speccoder_s_kept_bug_is_one_task_and_a_row_that_fails_never_pas
     assert!(reason.contains("published_bug_unanchored"), "{reason}");
     assert!(reason.contains("`speccoder attest <unit>/bug:duplicate-tag-case --evidence"), "{reason}");
 }
+
+/// A bug's closing ticks nothing, so a box ticked by hand and staged would be the commit's only
+/// tick, with no evidence: refused (14), naming the task, with nothing written.
+#[test]
+fn a_bug_closing_never_takes_a_staged_hand_tick_and_nothing_is_written() {
+    let p = Project::new();
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let open = String::from_utf8(std::fs::read(p.root.join(tasks)).unwrap()).unwrap();
+    p.write(tasks, &open.replacen("- [ ] T006", "- [X] T006", 1));
+    p.git(&["add", tasks]);
+    let before = p.snapshot();
+    let evidence = p.evidence(TARGET, json!({}));
+    let out = p.signed(&["attest", TARGET, "--evidence", evidence.to_str().unwrap()]).expect(14);
+    assert!(out.stderr.contains("would also tick 001-bookmark-tags/T006"), "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("`git restore --staged -- {tasks}`")), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+}

@@ -612,14 +612,15 @@ fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_
 fn a_commit_named_alone_fails_the_export_for_a_box_it_ticks_by_hand_and_a_root_commit_for_its_own() {
     let t = Ticked::new();
     let key = common::ed25519(&t.p.scratch, "vsa");
-    // The task commit of T007 ticks T008 by hand too: a box staged beside the tick.
-    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
-    let text = String::from_utf8(t.p.read(&tasks)).unwrap().replace("- [ ] T008", "- [X] T008");
-    t.p.write(&tasks, text);
-    t.p.git(&["add", &tasks]);
+    // The task commit of T007, then a commit that ticks T008 by hand (a task commit never takes a
+    // box staged beside its tick).
     let target = format!("{SPECKIT_UNIT}/T007");
     let evidence = common::write_evidence(&t.p.scratch_dir("ev-T007"), &target, Evidence::Verified);
     t.p.attest(&target, &evidence, &[]).success();
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(t.p.read(&tasks)).unwrap().replace("- [ ] T008", "- [X] T008");
+    t.p.write(&tasks, text);
+    t.p.git(&["commit", "-q", "-am", "Tick T008 by hand"]);
     assert!(t.p.git(&["show", "HEAD", "--", &tasks]).contains("+- [X] T008"), "HEAD ticks T008 by hand");
     let before = files(&t.p.scratch);
     let out = t.p.scratch.join("pack");

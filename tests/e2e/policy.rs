@@ -740,6 +740,82 @@ fn policy_init_names_a_tick_set_again_by_a_second_task_commit_whose_evidence_pro
     assert_eq!(every_failure_is_named(&report, &unheld), 1, "{report:#}");
 }
 
+/// A shallow clone whose history stops above a task commit: `policy init` and `policy check`
+/// refuse as verify refuses it (14, fetch the whole history), never counting the tick whose task
+/// commit lies beyond the boundary as a hand tick, nor telling it as evidence git removed (its note
+/// fetched), nor the baseline as out of the head's history; with the whole history fetched, they
+/// count what a complete clone counts.
+#[test]
+fn policy_init_and_check_refuse_a_shallow_clone_as_verify_does_and_count_as_a_complete_clone_once_it_is_whole()
+ {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let adoption = s.p.rev("HEAD");
+    s.attest(&task("T002"), Evidence::Verified, None, |_| {});
+    s.p.git(&["commit", "-q", "--allow-empty", "-m", "A plain commit on top"]);
+    let policy = baseline_policy(&s, &adoption);
+    let init = ["attest", "policy", "init", "--json"];
+    let complete: Value = serde_json::from_str(&s.p.speccoder(&init).success().stdout).unwrap();
+    assert_eq!(complete["hand_ticks"], json!([task("T001")]), "{complete:#}");
+    let (allowed, policy) = (s.allowed.to_str().unwrap(), policy.to_str().unwrap());
+    let check = ["attest", "policy", "check", policy, "--allowed-signers", allowed];
+    let verify = ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+
+    let shallow = s.p.tmp().join("shallow");
+    let url = format!("file://{}", s.p.root.display());
+    s.p.git(&["clone", "-q", "--depth", "1", &url, shallow.to_str().unwrap()]);
+    let refused = |args: &[&str]| {
+        let out = s.p.speccoder_in(&shallow, args).failure(14);
+        assert!(out.stderr.contains("this clone is shallow"), "{args:?}: {out}");
+        assert!(out.stderr.contains("git fetch --unshallow"), "{args:?}: {out}");
+        assert!(!out.stdout.contains("hand_ticks") && !out.stdout.contains("commit_unreachable"), "{out}");
+        assert!(!out.stdout.contains("not in the history"), "{args:?}: {out}");
+    };
+    for args in [&init[..], &check, &verify] {
+        refused(args);
+    }
+    // Its note fetched, T002's task commit is still beyond the boundary, not removed by git.
+    s.p.git_in(&shallow, &["fetch", "-q", "origin", "refs/notes/speccoder:refs/notes/speccoder"]);
+    for args in [&init[..], &check, &verify] {
+        refused(args);
+    }
+
+    s.p.git_in(&shallow, &["fetch", "-q", "--unshallow", "origin"]);
+    let whole: Value = serde_json::from_str(&s.p.speccoder_in(&shallow, &init).success().stdout).unwrap();
+    assert_eq!(whole["hand_ticks"], complete["hand_ticks"], "{whole:#}");
+    let checked = s.p.speccoder_in(&shallow, &check).success();
+    assert!(checked.stdout.contains("holds 1 hand ticks today"), "{checked}");
+}
+
+/// `policy check` in a shallow clone whose head ticks nothing, of a policy whose baseline lies
+/// beyond the boundary: refused (14, fetch the whole history), never told as a commit out of the
+/// head's history; a complete clone's head history may truly lack it, and says so.
+#[test]
+fn policy_check_refuses_to_tell_a_baseline_beyond_the_shallow_boundary_out_of_the_head_s_history() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let adoption = s.p.rev("HEAD");
+    edit_tasks(&s.p, "- [x] T001 ", "- [ ] T001 ", "Reopened");
+    s.p.git(&["commit", "-q", "--allow-empty", "-m", "A plain commit on top"]);
+    let policy = baseline_policy(&s, &adoption);
+    let check = ["attest", "policy", "check", policy.to_str().unwrap()];
+    let shallow = s.p.tmp().join("shallow");
+    let url = format!("file://{}", s.p.root.display());
+    s.p.git(&["clone", "-q", "--depth", "1", &url, shallow.to_str().unwrap()]);
+    let out = s.p.speccoder_in(&shallow, &check).failure(14);
+    assert!(out.stderr.contains(&format!("the verifier policy's baseline {adoption} is not in it")), "{out}");
+    assert!(out.stderr.contains("git fetch --unshallow"), "{out}");
+
+    s.p.git_in(&shallow, &["fetch", "-q", "--unshallow", "origin"]);
+    let whole = s.p.speccoder_in(&shallow, &check).success();
+    assert!(whole.stdout.contains("holds 0 hand ticks today"), "{whole}");
+    // Off the head's history in a complete clone, it is told as such.
+    s.p.git(&["checkout", "-q", "--orphan", "elsewhere"]);
+    s.p.git(&["commit", "-q", "-m", "Another history"]);
+    let out = s.p.speccoder(&check).success();
+    assert!(out.stdout.contains("is not in the history of the head"), "{out}");
+}
+
 #[test]
 fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what_init_printed() {
     let s = Signed::new();

@@ -943,6 +943,79 @@ fn a_change_made_anew_beside_its_archived_copy_is_credited_none_of_the_archived_
     assert_eq!((code, rows), (0, vec![(task, "evidenced".to_owned(), String::new())]), "{report:#}");
 }
 
+/// A branch that leaves a ticked task list unreadable (a byte that is not UTF-8, UTF-16, a Git
+/// LFS pointer, a directory) unticks nothing: its `tasks_unreadable` row says the list cannot be
+/// read, and no warning tells each of the base's ticks as taken back by the branch. A branch that
+/// does untick a task of a list it leaves readable is still named.
+#[test]
+fn a_task_list_a_branch_makes_unreadable_is_its_row_alone_never_a_tick_the_branch_takes_back() {
+    let c = Case::speckit();
+    let text = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let ticked = text.replacen("- [ ] T001 ", "- [x] T001 ", 1).replacen("- [ ] T002 ", "- [x] T002 ", 1);
+    c.commit_file(TASKS, &ticked, "Ticked by hand");
+    let utf16: Vec<u8> =
+        [0xFF, 0xFE].into_iter().chain(ticked.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let unreadable: [(&str, Vec<u8>); 3] = [
+        ("bad-byte", [ticked.as_bytes(), b"\xff trailing byte\n"].concat()),
+        ("utf-16", utf16),
+        ("lfs", lfs_pointer("git-lfs.github.com").into_bytes()),
+    ];
+    let taken_back = |report: &Value| {
+        let warnings = report["warnings"].to_string();
+        warnings.contains("this branch unticks it") || warnings.contains("takes the tick back")
+    };
+    for (name, bytes) in unreadable.iter().map(|(n, b)| (*n, Some(b))).chain([("directory", None)]) {
+        c.p.git(&["checkout", "-q", "-B", name, "main"]);
+        match bytes {
+            Some(bytes) => c.commit_file(TASKS, bytes, name),
+            None => {
+                c.p.git(&["rm", "-q", TASKS]);
+                c.commit_file(&format!("{TASKS}/tasks.md"), &ticked, "The task list, a directory");
+            }
+        }
+        let (code, rows, report) = c.rows_over(&["--base", "main"]);
+        let row =
+            (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
+        assert_eq!((code, rows.contains(&row)), (26, true), "{name}: {report:#}");
+        assert!(!taken_back(&report), "{name}: {report:#}");
+    }
+
+    c.p.git(&["checkout", "-q", "-B", "untick", "main"]);
+    c.commit_file(TASKS, ticked.replacen("- [x] T002 ", "- [ ] T002 ", 1), "Untick T002");
+    let (_, _, report) = c.rows_over(&["--base", "main"]);
+    let warnings = report["warnings"].to_string();
+    let says =
+        format!("{SPECKIT_UNIT}/T002 is ticked at the base and not at the head: this branch unticks it");
+    assert!(warnings.contains(&says) && !warnings.contains("T001 is ticked"), "{report:#}");
+}
+
+/// A branch that makes a new change under the name of an archived one, whose ticked copy stays:
+/// the copy is no unit's at the head (its `not_a_unit` row says so once the branch touches it),
+/// and the new change's list is another list, so none of the copy's ticks is told as taken back
+/// by the branch.
+#[test]
+fn a_new_change_beside_its_archived_ticked_copy_takes_back_none_of_the_copy_s_ticks() {
+    let (c, _, copy) = attested_then_archived();
+    c.p.git(&["checkout", "-q", "-b", "anew"]);
+    let active = format!("openspec/changes/{OPENSPEC_UNIT}");
+    c.p.write(&format!("{active}/proposal.md"), c.p.read(&format!("{copy}/proposal.md")));
+    c.commit_file(&format!("{active}/tasks.md"), "## 1. New\n- [ ] 1.1 Sort by tag\n", "A new change");
+    let taken_back = |report: &Value| {
+        let warnings = report["warnings"].to_string();
+        warnings.contains("this branch unticks it") || warnings.contains("takes the tick back")
+    };
+    let (code, rows, report) = c.rows_over(&["--base", "main", "--allow-empty"]);
+    assert_eq!((code, rows.len(), taken_back(&report)), (0, 0, false), "{report:#}");
+
+    let proposal = format!("{copy}/proposal.md");
+    let text = String::from_utf8(c.p.read(&proposal)).unwrap();
+    c.commit_file(&proposal, text + "\nKept for the record.\n", "Touch the archived copy");
+    let (code, rows, report) = c.rows_over(&["--base", "main"]);
+    let row = (format!("{copy}/tasks.md"), "unverifiable".to_owned(), "not_a_unit".to_owned());
+    assert_eq!((code, rows), (26, vec![row]), "{report:#}");
+    assert!(!taken_back(&report), "{report:#}");
+}
+
 /// A `tasks.md` below a unit's own (an old copy kept in a subdirectory) is read by no unit, so its
 /// checked boxes are a row of their own, `not_a_unit`, never silently left out; one without a
 /// checked box is nothing to report.

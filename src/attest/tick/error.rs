@@ -96,6 +96,21 @@ pub enum TickError {
         /// Their task lists, each a shell word, space-separated.
         paths: String,
     },
+    /// The task commit would tick tasks other than its own that HEAD does not tick: boxes
+    /// ticked by hand and staged.
+    #[error(
+        "the task commit{of} would also tick {tasks}, ticked by hand in the staged {paths}: a task commit sets its own task's box only, and a box it set for another task holds no evidence (`attest verify --branch` fails it as ticked_without_evidence); nothing was written: {clear}, and run again; then tick each of those tasks by itself, with its own evidence (`speccoder attest <unit>/<task> --evidence FILE`, or `speccoder accept <unit>/<task> --reason TEXT`)"
+    )]
+    WouldTickOthers {
+        /// ` of <unit>/<task>`, the task the commit is for; empty for a bug task.
+        of: String,
+        /// The `<unit>/<task>` targets, comma-separated.
+        tasks: String,
+        /// Their task lists, each a shell word, space-separated.
+        paths: String,
+        /// How to clear those boxes from the index.
+        clear: String,
+    },
     /// Git is in the middle of another operation in this work tree.
     #[error(
         "a {what} is in progress in this work tree, and a task commit made now would take its half-done changes and leave it open; nothing was written: {finish}, then run again"
@@ -295,6 +310,7 @@ impl ExitClass for TickError {
             | TickError::EditedDuringTick { .. }
             | TickError::LeftoverStaged { .. }
             | TickError::WouldUntick { .. }
+            | TickError::WouldTickOthers { .. }
             | TickError::InProgress { .. }
             | TickError::Archived { .. }
             | TickError::ArchivedNotCommitted { .. }

@@ -31,7 +31,8 @@ use gix::ObjectId;
 
 use crate::attest::signing;
 use crate::git::{
-    AsRead, FileToStage, GitError, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
+    AsRead, FileToStage, GitError, GitTree, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged,
+    trailers,
 };
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::{shell_bytes_word, shell_word, shell_words};
@@ -141,7 +142,7 @@ impl<'r> Begun<'r> {
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
         // Before the work tree is compared: a tick stopped before the index was written leaves
         // `tasks.md` ticked there, and that tick, not an unstaged change, is what to name.
-        refuse_unticking(self.repo, self.head, tree)?;
+        refuse_other_boxes(self.repo, self.head, tree, Some((target, &facts.tasks_path)))?;
         let as_read = ensure_no_unstaged_changes(&self.index, &facts.tasks_path, &tasks_bytes)?;
         let path = &facts.tasks_path;
         let file = self
@@ -162,9 +163,9 @@ impl<'r> Begun<'r> {
     /// A commit of the staged tree as it is (a trailer-only bug task ticks nothing).
     ///
     /// # Errors
-    /// The staged tree unticks a task that HEAD ticks.
+    /// The staged tree unticks a task that HEAD ticks, or ticks one HEAD does not.
     pub(crate) fn untouched(self) -> Result<Pending<'r>, TickError> {
-        refuse_unticking(self.repo, self.head, self.staged)?;
+        refuse_other_boxes(self.repo, self.head, self.staged, None)?;
         Ok(Pending {
             repo: self.repo,
             index: self.index,
@@ -412,28 +413,49 @@ fn refuse_operation_in_progress(repo: &Repo) -> Result<(), TickError> {
     Err(TickError::InProgress { what, finish })
 }
 
-/// Refuses a task commit of `tree` on `parent` that unticks a task `parent` ticks, in a unit
-/// both trees hold (a unit removed or archived whole is a change of its own, not an untick). The
-/// index lags behind HEAD when a writer was stopped after moving the branch, and committing it
-/// as it is would silently take that tick back.
-fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(), TickError> {
+/// Refuses a task commit of `tree` on `parent` that changes the box of another task than its own
+/// (`own`: its `<unit>/<task>` and task list; none for a bug task, which ticks nothing). It may
+/// neither untick a task `parent` ticks ([`refuse_unticking`]) nor tick one `parent` does not
+/// ([`refuse_ticking_others`]). Only units whose directory differs can differ in their ticks.
+fn refuse_other_boxes(
+    repo: &Repo,
+    parent: ObjectId,
+    tree: ObjectId,
+    own: Option<(&str, &str)>,
+) -> Result<(), TickError> {
     let before = repo.tree(repo.commit_tree(parent)?);
     let after = repo.tree(tree);
-    // Only units whose directory differs can differ in their ticks.
+    let archive = format!("{}/{}", spec::OPENSPEC_CHANGES_DIR, spec::OPENSPEC_ARCHIVE);
     let mut changed = HashSet::new();
-    for dir in [spec::SPECKIT_SPECS_DIR, spec::OPENSPEC_CHANGES_DIR] {
-        let now: HashMap<String, ObjectId> = after.entry_ids(dir)?.unwrap_or_default().into_iter().collect();
-        for (name, id) in before.entry_ids(dir)?.unwrap_or_default() {
-            if now.get(&name).is_some_and(|now| *now != id) {
+    for dir in [spec::SPECKIT_SPECS_DIR, spec::OPENSPEC_CHANGES_DIR, archive.as_str()] {
+        let was: HashMap<String, ObjectId> = before.entry_ids(dir)?.unwrap_or_default().into_iter().collect();
+        for (name, id) in after.entry_ids(dir)?.unwrap_or_default() {
+            if was.get(&name) != Some(&id) {
                 changed.insert(format!("{dir}/{name}"));
             }
         }
     }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    refuse_unticking(&before, &after, &changed)?;
+    refuse_ticking_others(&before, &after, &changed, own)
+}
+
+/// Refuses a task commit that unticks a task its parent (`before`) ticks, in a unit both trees
+/// hold whose directory is `changed` (a unit removed or archived whole is a change of its own,
+/// not an untick). The index lags behind HEAD when a writer was stopped after moving the branch,
+/// and committing it as it is would silently take that tick back.
+fn refuse_unticking(
+    before: &GitTree<'_>,
+    after: &GitTree<'_>,
+    changed: &HashSet<String>,
+) -> Result<(), TickError> {
     let (mut tasks, mut paths) = (Vec::new(), Vec::new());
     // A link or a submodule where another unit would be is no concern of this tick.
-    for unit in spec::readable_units(&before)?.into_iter().filter(|u| changed.contains(&u.dir)) {
-        let still: HashSet<String> = spec::ticked_ids(&after, &unit.name)?.into_iter().collect();
-        let lost: Vec<String> = spec::ticked_ids(&before, &unit.name)?
+    for unit in spec::readable_units(before)?.into_iter().filter(|u| changed.contains(&u.dir)) {
+        let still: HashSet<String> = spec::ticked_ids(after, &unit.name)?.into_iter().collect();
+        let lost: Vec<String> = spec::ticked_ids(before, &unit.name)?
             .into_iter()
             .filter(|id| !still.contains(id))
             .map(|id| format!("{}/{id}", unit.name))
@@ -447,6 +469,48 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
         return Ok(());
     }
     Err(TickError::WouldUntick { tasks: tasks.join(", "), paths: shell_words(&paths) })
+}
+
+/// Refuses a task commit (`after`) that ticks a task other than its own (`own`) that its parent
+/// (`before`) does not tick, in a unit whose directory is `changed`: a box ticked by hand and
+/// staged would go into the task commit, which verify fails as a tick without evidence. A list
+/// of the parent that cannot be read ticked nothing there; one of the task commit that cannot be
+/// read ticks nothing a reader could tell (verify names it on its own).
+fn refuse_ticking_others(
+    before: &GitTree<'_>,
+    after: &GitTree<'_>,
+    changed: &HashSet<String>,
+    own: Option<(&str, &str)>,
+) -> Result<(), TickError> {
+    let (mut tasks, mut paths) = (Vec::new(), Vec::new());
+    for unit in spec::readable_units(after)?.into_iter().filter(|u| changed.contains(&u.dir)) {
+        let Ok(now) = spec::ticked_ids(after, &unit.name) else { continue };
+        let had: HashSet<String> =
+            spec::ticked_ids(before, &unit.name).unwrap_or_default().into_iter().collect();
+        let gained: Vec<String> = (now.into_iter().filter(|id| !had.contains(id)))
+            .map(|id| format!("{}/{id}", unit.name))
+            .filter(|target| own.is_none_or(|(own, _)| own != target))
+            .collect();
+        if !gained.is_empty() {
+            tasks.extend(gained);
+            paths.push(unit.tasks);
+        }
+    }
+    if tasks.is_empty() {
+        return Ok(());
+    }
+    let words = shell_words(&paths);
+    let clear = if own.is_some_and(|(_, list)| paths.iter().any(|p| p == list)) {
+        format!("clear those boxes in your file and stage it (`git add -- {words}`)")
+    } else {
+        format!("unstage that file (`git restore --staged -- {words}`: the work tree keeps your ticks)")
+    };
+    Err(TickError::WouldTickOthers {
+        of: own.map(|(target, _)| format!(" of {target}")).unwrap_or_default(),
+        tasks: tasks.join(", "),
+        paths: words,
+        clear,
+    })
 }
 
 /// The tree a writer reads a task from ([`read_task_in`]).

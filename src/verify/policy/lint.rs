@@ -8,16 +8,18 @@
 
 use std::fmt::Write as _;
 
+use gix::ObjectId;
 use serde::Serialize;
 
 use crate::check::signatures::SignerInfo;
 use crate::check::trust::{SignatureTrust, TrustFiles};
-use crate::git::{Head, Repo};
+use crate::git::{GitError, Head, Repo};
 use crate::model::shown::{in_line, one_line};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule, lookalike};
 use crate::sign::openpgp::OpenPgpCerts;
 use crate::spec;
 use crate::verify::VerifyError;
+use crate::verify::completeness;
 use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::policy::binders::{Binders, shared_name};
@@ -177,6 +179,9 @@ pub fn check(
     let baseline = match &policy.policy.baseline {
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head, None);
+            if warning.is_some() {
+                baseline_not_cut_off(repo, &b.commit.0, head)?;
+            }
             let hand = rows_with(&planned, TICKED_WITHOUT_EVIDENCE);
             let holds = hand
                 .filter(|row| view.holds(&row.task, &setters).is_ok())
@@ -198,6 +203,17 @@ pub fn check(
         baseline,
         trust_given,
     })
+}
+
+/// Refuses, in a shallow clone, to tell the baseline `commit` out of the history of `head` when
+/// it may lie beyond the boundary: it is no object here, or a commit ([`completeness::in_history_here`]).
+/// A text that is no full id, or an object that is no commit, is told as such.
+fn baseline_not_cut_off(repo: &Repo, commit: &str, head: ObjectId) -> Result<(), VerifyError> {
+    let Ok(id) = commit.parse::<ObjectId>() else { return Ok(()) };
+    if matches!(repo.commit(id), Err(GitError::WrongKind { .. })) {
+        return Ok(());
+    }
+    completeness::in_history_here(repo, id, head, &format!("the verifier policy's baseline {commit}"))
 }
 
 /// The rows of `planned` whose reason is `code`.

@@ -1348,3 +1348,47 @@ fn a_reflog_the_file_size_limit_stops_ends_the_tick_at_once_and_the_next_run_com
         assert_eq!(p.git(&["status", "--porcelain"]), "", "{log}: the tick is whole");
     }
 }
+
+/// A box of another task ticked by hand and staged is never taken into a task commit, where it
+/// would hold no evidence: `attest` and `accept` refuse (14), naming the task and how to clear
+/// it from the index, with nothing written. In the task's own list the box is cleared in the file
+/// and staged; another list is unstaged (the work tree keeps its tick), and then the task commit
+/// changes its own box alone.
+#[test]
+fn a_staged_hand_tick_of_another_task_never_rides_in_a_task_commit_and_nothing_is_written() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let key = s.key.private.to_str().unwrap();
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    let other = "specs/002-other/tasks.md";
+    p.write(other, "# Tasks\n\n- [ ] T001 Another unit's task in src/other.rs\n");
+    p.git(&["add", other]);
+    p.git(&["commit", "-q", "-m", "A second unit"]);
+    let open = String::from_utf8(p.read(&tasks)).unwrap();
+    p.write(&tasks, open.replacen("- [ ] T006", "- [X] T006", 1));
+    p.git(&["add", &tasks]);
+
+    let says = ["would also tick 001-bookmark-tags/T006", &format!("`git add -- {tasks}`")];
+    refused(&s, &s.evidence, 14, &says);
+    let accept = ["accept", "001-bookmark-tags/T005", "--reason", "shown by hand", "--key", key];
+    let before = p.snapshot();
+    let out = p.speccoder(&accept).failure(14);
+    assert!(says.iter().all(|said| out.stderr.contains(said)), "{out}");
+    assert_eq!(p.snapshot(), before, "nothing was written\n{out}");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+
+    p.write(&tasks, &open);
+    p.git(&["add", &tasks]);
+    p.write(other, "# Tasks\n\n- [x] T001 Another unit's task in src/other.rs\n");
+    p.git(&["add", other]);
+    let restore = format!("`git restore --staged -- {other}`");
+    refused(&s, &s.evidence, 14, &["would also tick 002-other/T001", &restore]);
+
+    p.git(&["restore", "--staged", "--", other]);
+    s.attest_signed(&[]);
+    let boxes = p.git(&["diff", "HEAD~1", "HEAD", "--", "specs"]);
+    let set: Vec<&str> = boxes.lines().filter(|l| l.starts_with("+- [")).collect();
+    assert_eq!(set.len(), 1, "{boxes}");
+    assert!(set[0].starts_with("+- [X] T005"), "{boxes}");
+    assert!(String::from_utf8(p.read(other)).unwrap().contains("- [x] T001"), "the work tree keeps it");
+}
