@@ -19,7 +19,7 @@ mod validity;
 mod verify;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use certs::{MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, OpenPgpCertsError};
 pub use error::OpenPgpSignError;

@@ -206,7 +206,7 @@ fn shared_names(list: &[Principal], signers: &[SignerInfo], binders: &Binders) -
 fn not_made_by_them(maker: &Maker) -> String {
     match maker {
         Maker::Known(_) => "the tick was not made by a signer the rule accepts".into(),
-        Maker::Several(_) => "who made the tick cannot be told from what was signed: several trusted signers signed all it signed (a decision: its `by` names none of them, or several); the rule never picks one. Have its maker record it again (a decision: with `--by` giving the address of the signer's principal)".into(),
+        Maker::Several(_) => "who made the tick cannot be told from what was signed: several trusted signers signed all it signed (a decision: its `by` names none of them, or several; or one OpenPGP key that several certificates of your trust bind made the signatures); the rule never picks one. Have its maker record it again (a decision: with `--by` giving the address of the signer's principal), or, for a key several certificates bind, remove the wrong binding from the trust".into(),
         Maker::Unknown => "no trusted signer of the covering line made the tick: none signed the note's other lines too (a decision: its `by` names none of its signers), so someone outside the trust made it, or the note was changed after it was made".into(),
     }
 }
