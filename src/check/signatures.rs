@@ -781,7 +781,7 @@ fn check_openpgp_by_sqv(
         Err(SqvError::Rejected(
             e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
         )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
-        Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
+        Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&openpgp::naming_signer(e, sig, pgp))),
         Err(e @ SqvError::ToolMissing { .. }) => {
             Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
         }
@@ -1427,6 +1427,30 @@ mod tests {
                 assert_eq!(signers.every, std::slice::from_ref(&ada_alone), "via tools: {via_tools}");
                 assert_eq!(signers.maker, Maker::Known(ada_alone.clone()), "via tools: {via_tools}");
             }
+        }
+    }
+
+    /// An expired OpenPGP signature's finding names the certificate whose key made it, with
+    /// `--via-tools` (where sqv's message names no key) as in-process.
+    #[test]
+    fn an_expired_openpgp_signature_names_its_certificate_via_tools_as_in_process() {
+        use crate::sign::openpgp::test_support::{GnuPg, trust as pgp_trust};
+
+        let gpg = GnuPg::new();
+        let stale = gpg.gen_key("Stale <stale@example.com>", "sign", "0", Some("20200101T000000"));
+        let (_, certs) = pgp_trust(&gpg, "trusted.asc", &gpg.export(&[&stale]));
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        let expired = ["--faked-system-time", "20200101T060000", "--default-sig-expire", "1d"];
+        let sig = gpg.sign(&stale, &env.pae(), &expired);
+        env.signatures.push(crate::model::dsse::Signature { keyid: stale.clone(), sig });
+        for via_tools in [false, true] {
+            let trust = Trust { openpgp: Some(certs.clone()), via_tools, ..Trust::default() };
+            let LineSignature::Failed(f) = check(&env, &trust, OffsetDateTime::now_utc(), "") else {
+                panic!("an expired signature holds (via tools: {via_tools})");
+            };
+            assert_eq!(f.code, "expired_key", "{f:?}");
+            let named = format!("expired OpenPGP signature or key of {stale}: ");
+            assert!(f.message.starts_with(&named), "via tools: {via_tools}: {}", f.message);
         }
     }
 
