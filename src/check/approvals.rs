@@ -190,28 +190,29 @@ impl std::fmt::Display for NoApproval {
     }
 }
 
-/// Why the signature `signer` (its signer as the trust established it, or why not) on the
-/// covering line whose trusted signers are `covering` (with it) adds no approval ([`counted`],
-/// anyone counting); `None` when it adds one.
+/// Why the signature `signer` (its signers as the trust established them: one, or each trusted
+/// certificate binding the OpenPGP key that made it; or why not) on the covering line whose
+/// trusted signers are `covering` (with it) adds no approval ([`counted`], anyone counting);
+/// `None` when it adds one.
 #[must_use]
-pub fn no_approval(covering: &LineSigners, signer: Result<SignerInfo, Finding>) -> Option<NoApproval> {
+pub fn no_approval(covering: &LineSigners, signer: Result<Vec<SignerInfo>, Finding>) -> Option<NoApproval> {
     let me = match signer {
         Ok(me) => me,
         Err(why) => return Some(NoApproval::Unaccepted(why)),
     };
+    let mine = |s: &SignerInfo| me.iter().any(|m| same_key(m, s));
+    let may_be_me = |s: &SignerInfo| me.iter().any(|m| may_be_one(m, s));
     let told = matches!(covering.maker, Maker::Known(_));
-    if matches!(&covering.maker, Maker::Known(m) if same_key(m, &me)) {
+    if matches!(&covering.maker, Maker::Known(m) if mine(m)) {
         return Some(NoApproval::OwnTick { told });
     }
     // The line as it would be without the signature: its maker told as before, but for it.
-    let others: Vec<SignerInfo> = covering.every.iter().filter(|s| !same_key(s, &me)).cloned().collect();
+    let others: Vec<SignerInfo> = covering.every.iter().filter(|s| !mine(s)).cloned().collect();
     let maker = match &covering.maker {
-        Maker::Several(some) => {
-            match some.iter().filter(|s| !same_key(s, &me)).cloned().collect::<Vec<_>>() {
-                one if one.len() == 1 => Maker::Known(one[0].clone()),
-                several => Maker::Several(several),
-            }
-        }
+        Maker::Several(some) => match some.iter().filter(|s| !mine(s)).cloned().collect::<Vec<_>>() {
+            one if one.len() == 1 => Maker::Known(one[0].clone()),
+            several => Maker::Several(several),
+        },
         known_or_unknown => known_or_unknown.clone(),
     };
     let without = LineSigners { maker, every: others, refused: Vec::new() };
@@ -219,12 +220,12 @@ pub fn no_approval(covering: &LineSigners, signer: Result<SignerInfo, Finding>) 
         return None;
     }
     let makers = covering.maker.possible(&covering.every);
-    Some(if makers.iter().any(|m| same_key(m, &me)) {
+    Some(if makers.iter().any(mine) {
         NoApproval::OwnTick { told }
-    } else if let Some(m) = makers.iter().find(|m| may_be_one(m, &me)) {
+    } else if let Some(m) = makers.iter().find(|m| may_be_me(m)) {
         NoApproval::MakersToo { maker: m.clone(), told }
     } else if let Some(other) =
-        without.every.iter().find(|s| may_be_one(s, &me) && !makers.iter().any(|m| may_be_one(m, s)))
+        without.every.iter().find(|s| may_be_me(s) && !makers.iter().any(|m| may_be_one(m, s)))
     {
         NoApproval::CountedOnce(other.clone())
     } else {
@@ -332,14 +333,14 @@ mod tests {
             every.extend(others.iter().map(|s| (*s).clone()));
             line(Maker::Known(ada.clone()), every)
         };
-        assert_eq!(no_approval(&tick(&[&bob]), Ok(bob.clone())), None);
-        assert_eq!(no_approval(&tick(&[]), Ok(ada.clone())), Some(NoApproval::OwnTick { told: true }));
+        assert_eq!(no_approval(&tick(&[&bob]), Ok(vec![bob.clone()])), None);
+        assert_eq!(no_approval(&tick(&[]), Ok(vec![ada.clone()])), Some(NoApproval::OwnTick { told: true }));
         assert_eq!(
-            no_approval(&tick(&[&ada2]), Ok(ada2.clone())),
+            no_approval(&tick(&[&ada2]), Ok(vec![ada2.clone()])),
             Some(NoApproval::MakersToo { maker: ada.clone(), told: true })
         );
         assert_eq!(
-            no_approval(&tick(&[&bob, &bob2]), Ok(bob2.clone())),
+            no_approval(&tick(&[&bob, &bob2]), Ok(vec![bob2.clone()])),
             Some(NoApproval::CountedOnce(bob.clone()))
         );
         let refused = Finding::new(CommitOutcome::UntrustedSigner, "untrusted_signer", "no line lists it");
@@ -348,7 +349,7 @@ mod tests {
         // Two who signed every line: either may be the maker, and Bob's signature still counts
         // against Ada's.
         let both = line(Maker::Several(vec![ada.clone(), bob.clone()]), vec![ada.clone(), bob.clone()]);
-        assert_eq!(no_approval(&both, Ok(bob.clone())), None);
+        assert_eq!(no_approval(&both, Ok(vec![bob.clone()])), None);
     }
 
     #[test]

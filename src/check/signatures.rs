@@ -34,9 +34,31 @@ pub struct SignerInfo {
     /// The key's fingerprint.
     #[serde(serialize_with = "in_line")]
     pub key: String,
-    /// The principals the caller's trust allows for that key (a trust file's text: quoted).
+    /// The principals the caller's trust allows for that key (a trust file's text: quoted): an
+    /// SSH key's, of every allowed-signers line listing it; an OpenPGP certificate's, its user
+    /// ids and, where a key it binds made a signature that other trusted certificates bind too,
+    /// theirs ([`openpgp_signers`]).
     #[serde(serialize_with = "in_line")]
     pub principals: Vec<String>,
+}
+
+/// Adds `info` to `signers`, one entry per key: a key already there takes the principals of
+/// `info` it lacks (an OpenPGP certificate signing with a key of its own and with one other
+/// certificates bind too), so that the order of a line's signatures, which nobody signs, changes
+/// nothing.
+pub fn add_signer(signers: &mut Vec<SignerInfo>, info: &SignerInfo) {
+    match signers.iter_mut().find(|s| s.kind == info.kind && s.key == info.key) {
+        // A key's principals are the same each time but for OpenPGP's shared keys: a trust may
+        // give one key a hundred thousand, which are compared once, in a time that grows with them.
+        Some(known) if known.principals == info.principals => {}
+        Some(known) => {
+            let mut seen: std::collections::HashSet<String> = known.principals.iter().cloned().collect();
+            let new: Vec<String> =
+                info.principals.iter().filter(|p| seen.insert((*p).clone())).cloned().collect();
+            known.principals.extend(new);
+        }
+        None => signers.push(info.clone()),
+    }
 }
 
 /// The trusted signers of the line that covers a note: who made it, and everyone whose
@@ -186,11 +208,7 @@ fn check_line(
     commit_sha256: &str,
 ) -> (LineSignature, Trusted) {
     let mut signers: Vec<SignerInfo> = Vec::new();
-    let mut add = |info: &SignerInfo| {
-        if !signers.iter().any(|s| s.kind == info.kind && s.key == info.key) {
-            signers.push(info.clone());
-        }
-    };
+    let mut add = |info: &SignerInfo| add_signer(&mut signers, info);
     let mut keyless = None;
     let mut refused = Vec::new();
     let verdict = if let Some(bundle) = &env.sigstore {
@@ -274,9 +292,11 @@ fn check_each<'s>(
         Each { first: None, failures: Vec::new(), tampered: None, disputed: None, refused: Vec::new() };
     for sig in sigs {
         match check_one(&sig.sig, pae, trust, at) {
-            Ok(info) => {
-                add(&info);
-                each.first.get_or_insert(info);
+            Ok(infos) => {
+                infos.iter().for_each(&mut *add);
+                if let Some(first) = infos.into_iter().next() {
+                    each.first.get_or_insert(first);
+                }
             }
             Err(f) => {
                 if each.tampered.is_none()
@@ -582,7 +602,9 @@ pub fn to_join(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> ToJ
 }
 
 /// Who made `sig`, one signature of `env`, as `trust` establishes it at `at`, checked as [`check`]
-/// checks each; otherwise why it does not hold (its key not accepted, or it does not verify).
+/// checks each ([`check_one`]: one signer, or several trusted certificates binding the OpenPGP
+/// key that made it); otherwise why it does not hold (its key not accepted, or it does not
+/// verify).
 ///
 /// # Errors
 /// The finding of its check.
@@ -591,11 +613,14 @@ pub fn signer_of(
     sig: &[u8],
     trust: &Trust,
     at: OffsetDateTime,
-) -> Result<SignerInfo, Finding> {
+) -> Result<Vec<SignerInfo>, Finding> {
     check_one(sig, &env.pae(), trust, at)
 }
 
-fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
+/// Who made `sig`, checked over `pae` under `trust` at `at`: its one signer, or, for an OpenPGP
+/// key several trusted certificates bind, each of them ([`openpgp_signers`]), in the order of
+/// their keys; never empty.
+fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<Vec<SignerInfo>, Finding> {
     if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
         return check_openpgp(sig, pae, trust, at);
     }
@@ -619,7 +644,8 @@ fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Resul
         ssh_verify::verify(sig, pae, NAMESPACE, &ssh.allowed, &ssh.revoked, at)
             .map_err(|e| from_ssh_error(&e))
     };
-    result.map(|v: SshVerified| SignerInfo { kind: "ssh", key: v.fingerprint, principals: v.principals })
+    result
+        .map(|v: SshVerified| vec![SignerInfo { kind: "ssh", key: v.fingerprint, principals: v.principals }])
 }
 
 /// An SSH signature checked by `ssh-keygen` (`--via-tools`) against `ssh` at `at`, its shape
@@ -663,17 +689,58 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
 
 /// An OpenPGP signature, checked at the time of verification (as `sqv` does by default): the key
 /// must have been valid when it signed, and the signature must not have expired since. With
-/// [`Trust::openpgp_keys_at_check`], its keys must also be valid at `at`.
-fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
-    let info = check_openpgp_as_sqv(sig, pae, trust)?;
-    if let Some(pgp) = trust.openpgp.as_ref().filter(|_| trust.openpgp_keys_at_check) {
-        openpgp::keys_valid_at(sig, pgp, &info.key, at).map_err(|e| from_openpgp_error(&e))?;
+/// [`Trust::openpgp_keys_at_check`], its keys must also be valid at `at`: of the certificates
+/// binding the key, those whose keys are still valid then remain its signers.
+fn check_openpgp(
+    sig: &[u8],
+    pae: &[u8],
+    trust: &Trust,
+    at: OffsetDateTime,
+) -> Result<Vec<SignerInfo>, Finding> {
+    let infos = check_openpgp_as_sqv(sig, pae, trust)?;
+    let Some(pgp) = trust.openpgp.as_ref().filter(|_| trust.openpgp_keys_at_check) else {
+        return Ok(infos);
+    };
+    let mut first_error = None;
+    let valid: Vec<SignerInfo> = infos
+        .into_iter()
+        .filter(|info| match openpgp::keys_valid_at(sig, pgp, &info.key, at) {
+            Ok(()) => true,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                false
+            }
+        })
+        .collect();
+    match first_error {
+        Some(e) if valid.is_empty() => Err(from_openpgp_error(&e)),
+        _ => Ok(valid),
     }
-    Ok(info)
+}
+
+/// The signers of the OpenPGP signature `v` verified: each trusted certificate that binds the key
+/// that made it ([`openpgp::OpenPgpVerified::binders`]; usually one), in the order of their
+/// fingerprints, each with its own user ids and then every other's. As an SSH key listed on
+/// several lines has every line's principals, a key several certificates bind may sign as any of
+/// their holders: nothing signed tells which made it, so no rule picks one of them as the maker
+/// ([`Maker::Several`]), and they may be one person, so none approves a tick another made
+/// ([`crate::check::approvals::may_be_one`]).
+fn openpgp_signers(v: &openpgp::OpenPgpVerified) -> Vec<SignerInfo> {
+    let binders: Vec<(&str, &[String])> = v.binders().collect();
+    let signer = |(key, own): (&str, &[String])| {
+        let mut principals = own.to_vec();
+        for uid in binders.iter().flat_map(|(_, uids)| uids.iter()) {
+            if !principals.contains(uid) {
+                principals.push(uid.clone());
+            }
+        }
+        SignerInfo { kind: "openpgp", key: key.to_owned(), principals }
+    };
+    binders.iter().copied().map(signer).collect()
 }
 
 /// [`check_openpgp`] with sqv's time semantics, by `sqv` (`--via-tools`) or in-process.
-fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
+fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<Vec<SignerInfo>, Finding> {
     let Some(pgp) = &trust.openpgp else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
@@ -690,9 +757,7 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
         }
         return check_openpgp_by_sqv(sig, pae, pgp, now);
     }
-    openpgp::verify(sig, pae, pgp, now)
-        .map(|v| SignerInfo { kind: "openpgp", key: v.fingerprint, principals: v.user_ids })
-        .map_err(|e| from_openpgp_error(&e))
+    openpgp::verify(sig, pae, pgp, now).map(|v| openpgp_signers(&v)).map_err(|e| from_openpgp_error(&e))
 }
 
 /// An OpenPGP signature of a shape both paths accept, checked by `sqv` (`--via-tools`) at `now`;
@@ -702,10 +767,10 @@ fn check_openpgp_by_sqv(
     pae: &[u8],
     pgp: &openpgp::OpenPgpCerts,
     now: OffsetDateTime,
-) -> Result<SignerInfo, Finding> {
+) -> Result<Vec<SignerInfo>, Finding> {
     match Sqv::default().verify(sig, pae, pgp.path(), now) {
         Ok(fingerprint) => match openpgp::signer_of(sig, pgp, &fingerprint) {
-            Some(v) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: v.user_ids }),
+            Some(v) => Ok(openpgp_signers(&v)),
             None => Err(Finding::new(
                 CommitOutcome::ToolMissing,
                 TOOL_DISAGREES,
@@ -719,7 +784,7 @@ fn check_openpgp_by_sqv(
         Err(SqvError::Rejected(
             e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
         )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
-        Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
+        Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&openpgp::naming_signer(e, sig, pgp))),
         Err(e @ SqvError::ToolMissing { .. }) => {
             Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
         }
@@ -1133,19 +1198,7 @@ mod tests {
             predicate: serde_json::Value,
             signers: &[&crate::sign::ssh::SshSigner],
         ) -> ReadLine {
-            use crate::sign::Signer as _;
-            let statement = serde_json::json!({
-                "_type": "https://in-toto.io/Statement/v1",
-                "subject": [{"name": "001-x/T001", "digest": {"gitCommit": "ab".repeat(20)}}],
-                "predicateType": predicate_type,
-                "predicate": predicate,
-            });
-            let mut env = Envelope::unsigned(crate::model::canonical::value_to_canonical(&statement));
-            for signer in signers {
-                let sig = signer.sign(&env.pae()).unwrap();
-                env.signatures.push(crate::model::dsse::Signature { keyid: signer.keyid(), sig });
-            }
-            crate::check::line::read_line(number, &env.to_line()).unwrap_or_else(|f| panic!("{f:?}"))
+            signed_line(number, predicate_type, predicate, &ssh_signatures(signers))
         }
 
         /// The maker of the covering line, the last of `lines`.
@@ -1160,6 +1213,39 @@ mod tests {
                 if who.keyid() == self.alice.keyid() { "alice@example.org" } else { "bob@example.org" };
             SignerInfo { kind: "ssh", key: who.keyid(), principals: vec![principal.into()] }
         }
+    }
+
+    /// The signatures of a line, made over its PAE.
+    type Signs<'a> = dyn Fn(&[u8]) -> Vec<crate::model::dsse::Signature> + 'a;
+
+    /// The signatures of `signers`, in that order.
+    fn ssh_signatures<'a>(signers: &'a [&'a crate::sign::ssh::SshSigner]) -> Box<Signs<'a>> {
+        use crate::sign::Signer as _;
+        Box::new(move |pae: &[u8]| {
+            let sign = |s: &&crate::sign::ssh::SshSigner| crate::model::dsse::Signature {
+                keyid: s.keyid(),
+                sig: s.sign(pae).unwrap(),
+            };
+            signers.iter().map(sign).collect()
+        })
+    }
+
+    /// Line `number`: a statement of `predicate_type` with `predicate`, signed by `sign`.
+    fn signed_line(
+        number: usize,
+        predicate_type: &str,
+        predicate: serde_json::Value,
+        sign: &Signs<'_>,
+    ) -> ReadLine {
+        let statement = serde_json::json!({
+            "_type": "https://in-toto.io/Statement/v1",
+            "subject": [{"name": "001-x/T001", "digest": {"gitCommit": "ab".repeat(20)}}],
+            "predicateType": predicate_type,
+            "predicate": predicate,
+        });
+        let mut env = Envelope::unsigned(crate::model::canonical::value_to_canonical(&statement));
+        env.signatures = sign(&env.pae());
+        crate::check::line::read_line(number, &env.to_line()).unwrap_or_else(|f| panic!("{f:?}"))
     }
 
     /// A task-verification predicate; a decision's with `decider` by `by`.
@@ -1182,6 +1268,12 @@ mod tests {
         others: &[&crate::sign::ssh::SshSigner],
         covering: &[&crate::sign::ssh::SshSigner],
     ) -> Vec<ReadLine> {
+        signed_tick(&ssh_signatures(others), &ssh_signatures(covering))
+    }
+
+    /// A tick's note: a task-verification line signed by `others` and a summary (the covering
+    /// line) signed by `covering`.
+    fn signed_tick(others: &Signs<'_>, covering: &Signs<'_>) -> Vec<ReadLine> {
         use crate::model::summary;
         let summary = serde_json::json!({
             "verifier": {"id": summary::VERIFIER_ID},
@@ -1193,8 +1285,8 @@ mod tests {
             "verifiedLevels": [summary::LEVEL_VERIFIED],
         });
         vec![
-            Two::line(1, crate::model::predicate::TYPE, verification(None), others),
-            Two::line(2, summary::TYPE, summary, covering),
+            signed_line(1, crate::model::predicate::TYPE, verification(None), others),
+            signed_line(2, summary::TYPE, summary, covering),
         ]
     }
 
@@ -1264,6 +1356,105 @@ mod tests {
         // An address that names none of the signers: the decider's signature is not on the line.
         assert_eq!(two.maker(&decision("alice@example.org", &[bob])), Maker::Unknown);
         assert_eq!(two.maker(&decision("carol@example.org", &[alice, bob])), Maker::Unknown);
+    }
+
+    /// Ada's signing subkey, which Mallory's certificate binds too (with the subkey's
+    /// back-signature), signed every line of a tick, and Ada's primary key signed its summary too.
+    /// Nothing signed tells whether Ada or Mallory made the tick: both may have, each with the
+    /// other's user ids too, so no rule picks one and neither approves it (they may be one person),
+    /// whatever the order of the file, in-process and `--via-tools` alike. Bound by Mallory's
+    /// certificate without the back-signature, the subkey is Ada's alone, who made the tick.
+    #[test]
+    fn a_tick_by_a_key_two_trusted_certificates_bind_has_both_as_possible_makers_and_neither_approves() {
+        use sequoia_openpgp::types::KeyFlags;
+
+        use crate::check::approvals::counted;
+        use crate::sign::openpgp::test_support::{
+            GnuPg, bind_foreign_subkey, bind_shared_subkey, trust as pgp_trust,
+        };
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", None);
+        let sub = gpg.add_subkey(&ada, "sign");
+        let mallory = gpg.gen_key("Mallory <mal@example.com>", "sign", "0", None);
+        let (ada_cert, mallory_secret) = (gpg.export(&[&ada]), gpg.export_secret(&mallory, false));
+        let shared = bind_shared_subkey(&mallory_secret, &gpg.export_secret(&ada, false), &sub);
+        let foreign = bind_foreign_subkey(&mallory_secret, &ada_cert, &sub, KeyFlags::empty().set_signing());
+        let (gpg_ref, keyid) = (&gpg, ada.clone());
+        let by = |keys: &[&str]| {
+            let keys: Vec<String> = keys.iter().map(|k| format!("{k}!")).collect();
+            let keyid = keyid.clone();
+            move |pae: &[u8]| -> Vec<crate::model::dsse::Signature> {
+                let sign = |k: &String| crate::model::dsse::Signature {
+                    keyid: keyid.clone(),
+                    sig: gpg_ref.sign(k, pae, &[]),
+                };
+                keys.iter().map(sign).collect()
+            }
+        };
+        let lines = signed_tick(&by(&[&sub]), &by(&[&sub, &ada]));
+        let signers_under = |material: [&[u8]; 2], via_tools: bool| {
+            let (_, certs) = pgp_trust(&gpg, "team.asc", &material.concat());
+            let trust = Trust { openpgp: Some(certs), via_tools, ..Trust::default() };
+            check_note_every(&lines, &trust, OffsetDateTime::now_utc(), "", Some(1)).1
+        };
+
+        let ada_uid = "Ada <ada@example.com>".to_owned();
+        let mallory_uid = "Mallory <mal@example.com>".to_owned();
+        let mut both = vec![
+            SignerInfo {
+                kind: "openpgp",
+                key: ada.clone(),
+                principals: vec![ada_uid.clone(), mallory_uid.clone()],
+            },
+            SignerInfo {
+                kind: "openpgp",
+                key: mallory.clone(),
+                principals: vec![mallory_uid, ada_uid.clone()],
+            },
+        ];
+        both.sort_by(|a, b| a.key.cmp(&b.key));
+        for material in [[shared.as_slice(), &ada_cert], [ada_cert.as_slice(), &shared]] {
+            for via_tools in [false, true] {
+                let signers = signers_under(material, via_tools);
+                assert_eq!(signers.every, both, "via tools: {via_tools}");
+                assert_eq!(signers.maker, Maker::Several(both.clone()), "via tools: {via_tools}");
+                assert_eq!(counted(&signers, |_| true), 0, "via tools: {via_tools}");
+            }
+        }
+
+        let ada_alone = SignerInfo { kind: "openpgp", key: ada.clone(), principals: vec![ada_uid] };
+        for material in [[foreign.as_slice(), &ada_cert], [ada_cert.as_slice(), &foreign]] {
+            for via_tools in [false, true] {
+                let signers = signers_under(material, via_tools);
+                assert_eq!(signers.every, std::slice::from_ref(&ada_alone), "via tools: {via_tools}");
+                assert_eq!(signers.maker, Maker::Known(ada_alone.clone()), "via tools: {via_tools}");
+            }
+        }
+    }
+
+    /// An expired OpenPGP signature's finding names the certificate whose key made it, with
+    /// `--via-tools` (where sqv's message names no key) as in-process.
+    #[test]
+    fn an_expired_openpgp_signature_names_its_certificate_via_tools_as_in_process() {
+        use crate::sign::openpgp::test_support::{GnuPg, trust as pgp_trust};
+
+        let gpg = GnuPg::new();
+        let stale = gpg.gen_key("Stale <stale@example.com>", "sign", "0", Some("20200101T000000"));
+        let (_, certs) = pgp_trust(&gpg, "trusted.asc", &gpg.export(&[&stale]));
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        let expired = ["--faked-system-time", "20200101T060000", "--default-sig-expire", "1d"];
+        let sig = gpg.sign(&stale, &env.pae(), &expired);
+        env.signatures.push(crate::model::dsse::Signature { keyid: stale.clone(), sig });
+        for via_tools in [false, true] {
+            let trust = Trust { openpgp: Some(certs.clone()), via_tools, ..Trust::default() };
+            let LineSignature::Failed(f) = check(&env, &trust, OffsetDateTime::now_utc(), "") else {
+                panic!("an expired signature holds (via tools: {via_tools})");
+            };
+            assert_eq!(f.code, "expired_key", "{f:?}");
+            let named = format!("expired OpenPGP signature or key of {stale}: ");
+            assert!(f.message.starts_with(&named), "via tools: {via_tools}: {}", f.message);
+        }
     }
 
     #[test]

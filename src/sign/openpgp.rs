@@ -19,13 +19,13 @@ mod validity;
 mod verify;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use certs::{MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, OpenPgpCertsError};
 pub use error::OpenPgpSignError;
 pub use signature::{ARMOR_HEADER, issuer_key_ids};
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
-pub use sqv::{Sqv, SqvError};
+pub use sqv::{Sqv, SqvError, naming_signer};
 pub use validity::keys_valid_at;
 pub use verify::{
     OpenPgpVerified, OpenPgpVerifyError, refused_before_checking, signer_of, unbound_key, verify,

@@ -452,11 +452,7 @@ impl<'r> Checker<'r> {
             signatures::check_note_every(lines, &self.trust.signers, at, commit_sha256, covering);
         for (line, verdict) in lines.iter().zip(verdicts) {
             match verdict {
-                NoteLineSignature::Trusted(info) => {
-                    if !report.signers.contains(&info) {
-                        report.signers.push(info);
-                    }
-                }
+                NoteLineSignature::Trusted(info) => signatures::add_signer(&mut report.signers, &info),
                 NoteLineSignature::Covered => report.covered_lines.push(line.number),
                 NoteLineSignature::Unsigned if self.trust.accept_unsigned => report.accepted_unsigned = true,
                 NoteLineSignature::Unsigned => report.findings.push(
@@ -471,9 +467,7 @@ impl<'r> Checker<'r> {
             }
         }
         for info in &covering_signers.every {
-            if !report.signers.contains(info) {
-                report.signers.push(info.clone());
-            }
+            signatures::add_signer(&mut report.signers, info);
         }
         if let Maker::Known(maker) = &covering_signers.maker {
             report.maker = Some(maker.clone());

@@ -10,7 +10,9 @@ use std::path::Path;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::verify::OpenPgpVerifyError;
+use super::certs::OpenPgpCerts;
+use super::signature;
+use super::verify::{OpenPgpVerifyError, issuer};
 use crate::sign::tool::{self, SignatureTool, SignedFiles, SqvKind, ViaToolError};
 
 /// Why the tool-based verification did not succeed.
@@ -93,6 +95,9 @@ fn outcome(stderr: &str) -> OpenPgpVerifyError {
     }
 }
 
+/// What [`named_key`] gives when sqv's message names no key.
+const UNKNOWN: &str = "unknown";
+
 /// The key sqv's message names first (`Missing key <id>`, `Signing key on <fingerprint> is
 /// ...`): the first word of 16 hex digits or more, else `unknown`.
 fn named_key(stderr: &str) -> String {
@@ -100,7 +105,39 @@ fn named_key(stderr: &str) -> String {
         .split_whitespace()
         .map(|word| word.trim_end_matches([',', ':', ';', '.']))
         .find(|word| word.len() >= 16 && word.chars().all(|c| c.is_ascii_hexdigit()))
-        .map_or_else(|| "unknown".to_owned(), str::to_owned)
+        .map_or_else(|| UNKNOWN.to_owned(), str::to_owned)
+}
+
+/// sqv's verdict `rejected` on `armored_sig`, with the key it is about named where sqv's message
+/// names none (an expired signature: `Verifying signature: Expired on ...`), from the signature
+/// itself: the certificate of `certs` holding the key it names as its issuer, as the in-process
+/// verdict names it (an untrusted signer: that issuer, its fingerprint, else its key id).
+#[must_use]
+pub fn naming_signer(
+    rejected: OpenPgpVerifyError,
+    armored_sig: &[u8],
+    certs: &OpenPgpCerts,
+) -> OpenPgpVerifyError {
+    let Ok(sig) = signature::parse_armored(armored_sig).map(|d| d.sig) else { return rejected };
+    let holder = || {
+        let holds = |c: &&sequoia_openpgp::Cert| c.keys().key_handles(sig.get_issuers()).next().is_some();
+        certs.certs().iter().find(holds).map_or_else(|| issuer(&sig), |c| c.fingerprint().to_hex())
+    };
+    match rejected {
+        OpenPgpVerifyError::Expired { fingerprint, reason } if fingerprint == UNKNOWN => {
+            OpenPgpVerifyError::Expired { fingerprint: holder(), reason }
+        }
+        OpenPgpVerifyError::Revoked { fingerprint, reason } if fingerprint == UNKNOWN => {
+            OpenPgpVerifyError::Revoked { fingerprint: holder(), reason }
+        }
+        OpenPgpVerifyError::NotSigningCapable { fingerprint, reason } if fingerprint == UNKNOWN => {
+            OpenPgpVerifyError::NotSigningCapable { fingerprint: holder(), reason }
+        }
+        OpenPgpVerifyError::UntrustedSigner { issuer: named, reason } if named == UNKNOWN => {
+            OpenPgpVerifyError::UntrustedSigner { issuer: issuer(&sig), reason }
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +200,33 @@ mod tests {
     use std::path::Path;
 
     use crate::sign::openpgp::test_support::{GnuPg, PAE, now, trust};
+    use crate::sign::openpgp::verify;
+
+    /// sqv says only `Expired on <time>` of an expired signature; the verdict names the
+    /// certificate holding the key the signature names, as in-process does, never `unknown`.
+    #[test]
+    fn an_expired_signature_rejected_by_sqv_names_its_certificate_as_in_process() {
+        let gpg = GnuPg::new();
+        let stale = gpg.gen_key("Stale <stale@example.com>", "sign", "0", Some("20200101T000000"));
+        let expired = ["--faked-system-time", "20200101T060000", "--default-sig-expire", "1d"];
+        let sig = gpg.sign(&stale, PAE, &expired);
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&stale]));
+        let in_process = verify(&sig, PAE, &certs, now()).expect_err("expired");
+        assert!(
+            matches!(&in_process, OpenPgpVerifyError::Expired { fingerprint, .. } if *fingerprint == stale)
+        );
+        let Err(SqvError::Rejected(by_sqv)) = Sqv::default().verify(&sig, PAE, &trust_path, now()) else {
+            panic!("sqv rejects an expired signature");
+        };
+        assert!(matches!(&by_sqv, OpenPgpVerifyError::Expired { fingerprint, .. } if fingerprint == UNKNOWN));
+        let named = naming_signer(by_sqv, &sig, &certs);
+        let OpenPgpVerifyError::Expired { fingerprint, reason } = &named else { panic!("{named:?}") };
+        assert_eq!((fingerprint, reason.contains("Expired on")), (&stale, true), "{named}");
+        assert!(!named.to_string().contains(UNKNOWN), "{named}");
+        // A verdict that names its key already is left as it is.
+        let revoked = OpenPgpVerifyError::Revoked { fingerprint: "ABCD".repeat(4), reason: "r".to_owned() };
+        assert_eq!(naming_signer(revoked.clone(), &sig, &certs), revoked);
+    }
 
     #[test]
     fn a_missing_sqv_is_tool_missing_never_a_pass_and_a_bad_keyring_is_a_tool_error() {

@@ -334,6 +334,20 @@ pub fn agreed_outcome(gpg: &GnuPg, name: &str, material: &[u8], sig: &[u8]) -> &
 /// certificate `other` bound to it too, by a binding signature of the holder with `flags` and no
 /// back-signature: what anyone can append to their own certificate (gpg cannot make it).
 pub fn bind_foreign_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, flags: KeyFlags) -> Vec<u8> {
+    bind_subkey(holder_tsk, other, subkey_fpr, flags, false)
+}
+
+/// The armored certificate of the secret key `holder_tsk` with the signing subkey `subkey_fpr` of
+/// the secret key `owner_tsk` bound to it too, with the back-signature a signing subkey needs,
+/// made by the subkey: one key two certificates validly bind, which only the subkey's holder can
+/// make (gpg cannot).
+pub fn bind_shared_subkey(holder_tsk: &[u8], owner_tsk: &[u8], subkey_fpr: &str) -> Vec<u8> {
+    bind_subkey(holder_tsk, owner_tsk, subkey_fpr, KeyFlags::empty().set_signing(), true)
+}
+
+/// [`bind_foreign_subkey`], with the subkey's back-signature when `back` (`other` then holds its
+/// secret).
+fn bind_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, flags: KeyFlags, back: bool) -> Vec<u8> {
     let holder = Cert::from_bytes(holder_tsk).expect("holder's secret key parses");
     let other = Cert::from_bytes(other).expect("other certificate parses");
     let subkey = other
@@ -351,18 +365,29 @@ pub fn bind_foreign_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, fl
         .expect("secret")
         .into_keypair()
         .expect("keypair");
-    let binding = SignatureBuilder::new(SignatureType::SubkeyBinding)
+    // Not before either key was made: a slow machine may make the holder seconds after the
+    // subkey, and a binding older than its signer is no binding at all.
+    let made = subkey.creation_time().max(holder.primary_key().key().creation_time());
+    let mut binding = SignatureBuilder::new(SignatureType::SubkeyBinding)
         .set_key_flags(flags)
         .expect("flags")
-        // Not before either key was made: a slow machine may make the holder seconds after the
-        // subkey, and a binding older than its signer is no binding at all.
-        .set_signature_creation_time(subkey.creation_time().max(holder.primary_key().key().creation_time()))
-        .expect("time")
-        .sign_subkey_binding(&mut signer, holder.primary_key().key(), &subkey)
-        .expect("binding signs");
+        .set_signature_creation_time(made)
+        .expect("time");
+    if back {
+        let mut by_subkey =
+            subkey.clone().parts_into_secret().expect("the subkey's secret").into_keypair().expect("keypair");
+        let backsig = SignatureBuilder::new(SignatureType::PrimaryKeyBinding)
+            .set_signature_creation_time(made)
+            .expect("time")
+            .sign_primary_key_binding(&mut by_subkey, holder.primary_key().key(), &subkey)
+            .expect("back-signature signs");
+        binding = binding.set_embedded_signature(backsig).expect("embedded");
+    }
+    let binding =
+        binding.sign_subkey_binding(&mut signer, holder.primary_key().key(), &subkey).expect("binding signs");
     let (bound, _) = holder
         .strip_secret_key_material()
-        .insert_packets([Packet::from(subkey), Packet::from(binding)])
+        .insert_packets([Packet::from(subkey.parts_into_public()), Packet::from(binding)])
         .expect("inserted");
     bound.armored().to_vec().expect("armor")
 }

@@ -28,6 +28,11 @@ use super::certs::{OpenPgpCerts, policy, principals};
 use super::signature;
 
 /// A signature that verified and was made by a key of a trusted certificate.
+///
+/// One key may be bound by several trusted certificates (a signing subkey whose holder made a
+/// back-signature for each): nothing signed tells which of them made the signature, so each is
+/// its signer. `fingerprint` and `user_ids` are the first of them by fingerprint, whatever the
+/// order of the file; [`Self::also_bound_by`] the others (usually none).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenPgpVerified {
     /// The primary key fingerprint of the trusted certificate (uppercase hex): the signer.
@@ -39,6 +44,19 @@ pub struct OpenPgpVerified {
     pub user_ids: Vec<String>,
     /// The signature's creation time, as the signature states it.
     pub signed_at: OffsetDateTime,
+    /// Every other trusted certificate that validly binds the key that made the signature at
+    /// its creation time ([`binds_for_signing`]), by fingerprint: its primary key fingerprint
+    /// and principals, read as `fingerprint`'s and `user_ids`.
+    pub also_bound_by: Vec<(String, Vec<String>)>,
+}
+
+impl OpenPgpVerified {
+    /// Each certificate that may have made the signature, by fingerprint: its primary key
+    /// fingerprint and principals.
+    pub fn binders(&self) -> impl Iterator<Item = (&str, &[String])> {
+        std::iter::once((self.fingerprint.as_str(), self.user_ids.as_slice()))
+            .chain(self.also_bound_by.iter().map(|(f, u)| (f.as_str(), u.as_slice())))
+    }
 }
 
 /// Why a signature does not hold; each variant is one verifier outcome.
@@ -157,8 +175,11 @@ impl VerificationHelper for Helper<'_> {
         let file = self.certs.path().display().to_string();
         for layer in structure {
             if let MessageLayer::SignatureGroup { results } = layer {
+                // One result: `checkable` lets one signature through. sequoia checks it with the
+                // certificates in the file's order and reports the first that holds; `verified`
+                // reports every certificate binding its key, whatever their order.
                 self.outcome = results.into_iter().next().map(|r| match r {
-                    Ok(good) => Ok(verified(&good)),
+                    Ok(good) => Ok(verified(&good, self.certs)),
                     Err(e) => Err(classify(e, &file)),
                 });
             }
@@ -167,24 +188,50 @@ impl VerificationHelper for Helper<'_> {
     }
 }
 
-fn verified(good: &GoodChecksum<'_>) -> OpenPgpVerified {
-    signer(good.ka.cert(), &good.ka.key().fingerprint(), good.sig)
+fn verified(good: &GoodChecksum<'_>, certs: &OpenPgpCerts) -> OpenPgpVerified {
+    signer(certs, good.ka.cert(), &good.ka.key().fingerprint(), good.sig)
 }
 
-/// The signer of `sig`, made by the key `key` of `cert`, as a verification reports it.
-fn signer(cert: &Cert, key: &Fingerprint, sig: &Signature) -> OpenPgpVerified {
+/// The signers of `sig`, made by the key `key` of `cert`, as a verification reports them:
+/// `cert` and every other certificate of `certs` that validly binds `key` at the signature's
+/// creation time ([`binds_for_signing`]), by fingerprint, so that neither the order of the file
+/// nor the path that verified it chooses among them.
+fn signer(certs: &OpenPgpCerts, cert: &Cert, key: &Fingerprint, sig: &Signature) -> OpenPgpVerified {
     let signed_at = creation_time(sig);
+    let others = certs.certs().iter().filter(|c| c.fingerprint() != cert.fingerprint());
+    let mut binders: Vec<&Cert> = others.filter(|c| binds_for_signing(c, key, signed_at)).collect();
+    binders.push(cert);
+    binders.sort_by_cached_key(|c| c.fingerprint().to_hex());
+    let mut each = binders.into_iter().map(|c| (c.fingerprint().to_hex(), principals(c, signed_at)));
+    let (fingerprint, user_ids) = each.next().unwrap_or_else(|| (cert.fingerprint().to_hex(), Vec::new()));
     OpenPgpVerified {
-        fingerprint: cert.fingerprint().to_hex(),
+        fingerprint,
         signing_key_fingerprint: key.to_hex(),
-        user_ids: principals(cert, signed_at),
+        user_ids,
         signed_at: OffsetDateTime::from(signed_at),
+        also_bound_by: each.collect(),
     }
+}
+
+/// Whether `cert` binds the key `key` at `at` so that a signature it made then holds, as the
+/// verifier judges the certificate sequoia checks a signature with: bound under [`policy`], the
+/// certificate and the key alive, neither revoked, the key flagged for signing.
+fn binds_for_signing(cert: &Cert, key: &Fingerprint, at: SystemTime) -> bool {
+    let policy = policy();
+    let Some(ka) = cert.keys().key_handle(key.clone()).next() else { return false };
+    ka.with_policy(&policy, at).is_ok_and(|ka| {
+        ka.valid_cert().alive().is_ok()
+            && ka.alive().is_ok()
+            && !matches!(ka.valid_cert().revocation_status(), RevocationStatus::Revoked(_))
+            && !matches!(ka.revocation_status(), RevocationStatus::Revoked(_))
+            && ka.for_signing()
+    })
 }
 
 /// The signer of `armored_sig` when another verifier (sqv) accepted it as made by the certificate
 /// `fingerprint` of `certs`: the same report as [`verify`]'s, read from the same certificates, so
-/// that both paths give a signer the same principals. `None` when `certs` has no such
+/// that both paths give a signer the same principals, and the same certificates binding its key
+/// whichever of them sqv named. `None` when `certs` has no such
 /// certificate holding a key the signature names, or the signature is of a shape
 /// [`refused_before_checking`] refuses: either is a disagreement with sqv, never a signer.
 #[must_use]
@@ -192,7 +239,7 @@ pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) ->
     let sig = signature::parse_armored(armored_sig).ok()?.sig;
     let cert = certs.by_fingerprint(fingerprint)?;
     let key = cert.keys().key_handles(sig.get_issuers()).next()?.key().fingerprint();
-    Some(signer(cert, &key, &sig))
+    Some(signer(certs, cert, &key, &sig))
 }
 
 /// Why `armored_sig` is refused before any verifier runs ([`checkable`]), so that `--via-tools`
@@ -861,6 +908,48 @@ mod tests {
                 assert!(!matches!(e, OpenPgpVerifyError::BadSignature { .. }), "{e:?}")
             }
             other => panic!("sqv accepted a signature naming no issuer: {other:?}"),
+        }
+    }
+
+    /// Ada's signing subkey, which Mallory's certificate binds too with the subkey's own
+    /// back-signature: a signature by it is made by both certificates, the first by fingerprint
+    /// reported first, whatever the order of the file, and `--via-tools` reports the same whichever
+    /// certificate sqv names. Bound by Mallory without the back-signature, it is Ada's alone.
+    #[test]
+    fn a_key_two_trusted_certificates_bind_signs_for_both_whatever_the_files_order_on_both_paths() {
+        use sequoia_openpgp::types::KeyFlags;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", None);
+        let sub = gpg.add_subkey(&ada, "sign");
+        let mallory = gpg.gen_key("Mallory <mal@example.com>", "sign", "0", None);
+        let (ada_cert, mallory_secret) = (gpg.export(&[&ada]), gpg.export_secret(&mallory, false));
+        let shared = bind_shared_subkey(&mallory_secret, &gpg.export_secret(&ada, false), &sub);
+        let sig = gpg.sign(&format!("{sub}!"), PAE, &[]);
+        let mut both = [ada.as_str(), mallory.as_str()];
+        both.sort_unstable();
+
+        let mut reported = Vec::new();
+        for (name, material) in
+            [("mallory-first", [shared.as_slice(), &ada_cert]), ("ada-first", [ada_cert.as_slice(), &shared])]
+        {
+            let (trust_path, certs) = trust(&gpg, &format!("{name}.asc"), &material.concat());
+            let ours = verify(&sig, PAE, &certs, now()).expect("the subkey's signature verifies");
+            assert_eq!(ours.binders().map(|(f, _)| f).collect::<Vec<_>>(), both, "{name}");
+            assert_eq!(ours.signing_key_fingerprint, sub, "{name}");
+            let named = Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts");
+            assert!(both.contains(&named.as_str()), "{name}: {named}");
+            assert_eq!(signer_of(&sig, &certs, &named).as_ref(), Some(&ours), "{name}: --via-tools");
+            reported.push(ours);
+        }
+        assert_eq!(reported[0], reported[1], "the order of the file changes nothing");
+
+        let foreign = bind_foreign_subkey(&mallory_secret, &ada_cert, &sub, KeyFlags::empty().set_signing());
+        for material in [[foreign.as_slice(), &ada_cert], [ada_cert.as_slice(), &foreign]] {
+            let (_, certs) = trust(&gpg, "one-binds.asc", &material.concat());
+            let ours = verify(&sig, PAE, &certs, now()).expect("verifies");
+            assert_eq!((ours.fingerprint.as_str(), ours.also_bound_by.as_slice()), (ada.as_str(), &[][..]));
+            assert_eq!(ours.user_ids, ["Ada <ada@example.com>"]);
         }
     }
 }
