@@ -1094,3 +1094,92 @@ fn a_hook_s_refusal_is_said_with_the_remote_s_own_lines_made_inert_and_bounded()
     );
     assert_eq!(team.run_git(&team.remote, &["rev-parse", "main"]), ada.git(&["rev-parse", "origin/main"]));
 }
+
+// --- links on the remote ------------------------------------------------------------------------
+
+/// The remote's notes reference made a symbolic reference to its main branch: fetch takes none of
+/// main's history for notes and push never moves main, each refused with exit 14 naming the link
+/// and who can remove it; a `refs/speccoder/*` link is a conflict of its own while every other
+/// reference merges. Removed as advised, the fetch and push go through, and main is as it was.
+#[test]
+fn a_remote_evidence_reference_that_links_to_a_branch_is_never_fetched_or_pushed_through() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let remote = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    let main = remote(&["rev-parse", "refs/heads/main"]);
+    remote(&["symbolic-ref", NOTES_REF, "refs/heads/main"]);
+    let notes = bob.rev(NOTES_REF);
+
+    let out = said(&bob.speccoder(&["attest", "fetch"]).failure(14));
+    assert!(out.contains(&format!("their {NOTES_REF} is a symbolic reference to refs/heads/main")), "{out}");
+    assert!(out.contains(&format!("`git symbolic-ref --delete {NOTES_REF}`")), "{out}");
+    assert_eq!(bob.rev(NOTES_REF), notes, "no branch history was taken for notes");
+    bob.git(&["commit", "-q", "--allow-empty", "-m", "Bob's work"]);
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&out).contains(&format!("  {NOTES_REF} -> refs/heads/main")), "{out}");
+    assert!(said(&out).contains("nothing was pushed"), "{out}");
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main, "main never moves");
+
+    // A skip that links to main: a conflict of its own; Ada's new skip merges all the same.
+    remote(&["symbolic-ref", "--delete", NOTES_REF]);
+    let link = "refs/speccoder/skipped/link/T1";
+    remote(&["symbolic-ref", link, "refs/heads/main"]);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.git(&["push", "-q", "origin", &format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")]);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{link}: CONFLICT")), "{said}");
+        assert!(said.contains("the remote's is a symbolic reference to refs/heads/main"), "{said}");
+        assert!(said.contains(&format!("`git symbolic-ref --delete {link}`")), "{said}");
+        assert!(bob.git_run(&["rev-parse", "--verify", "-q", link]).stdout.is_empty(), "not taken");
+        assert_eq!(
+            bob.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")),
+            ada.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006"))
+        );
+    }
+    let json = bob.speccoder(&["attest", "fetch", "--json"]).failure(14);
+    let report: Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    let row = report["refs"].as_array().unwrap().iter().find(|r| r["name"] == link).unwrap();
+    assert_eq!(
+        (&row["kind"], &row["target"]),
+        (&json!("symbolic_there"), &json!("refs/heads/main")),
+        "{row}"
+    );
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&out).contains(&format!("  {link} -> refs/heads/main")), "{out}");
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main, "main never moves");
+
+    // The links removed as advised: the evidence goes through, and main is as it was.
+    remote(&["symbolic-ref", "--delete", link]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    assert_eq!(remote(&["rev-parse", NOTES_REF]), bob.rev(NOTES_REF));
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main);
+    team.fsck(&[&ada, &bob]);
+}
+
+/// The remote's notes reference pointed straight at a branch's commit (as a link does where the
+/// protocol does not tell links apart): its tree holds files, no notes, and fetch refuses it as
+/// the remote's damage rather than merging the branch's history into the notes.
+#[test]
+fn a_remote_notes_reference_at_a_branch_s_commit_is_damage_there_never_merged_as_notes() {
+    let team = Team::new();
+    let (_ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let remote = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    let main = remote(&["rev-parse", "refs/heads/main"]);
+    remote(&["update-ref", NOTES_REF, &main]);
+    let notes = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    let said = said(&out);
+    assert!(
+        said.contains(&format!(
+            "the notes on origin are damaged: their {NOTES_REF} points at {main}, whose tree holds `.github`"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("it is no notes commit"), "{said}");
+    assert_eq!(bob.rev(NOTES_REF), notes, "nothing merged");
+    let out = bob.git(&["rev-list", "--count", NOTES_REF]);
+    assert_eq!(out.trim(), "1", "the notes history holds no commit of main");
+}

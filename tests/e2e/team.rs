@@ -2819,16 +2819,17 @@ fn a_skip_the_remote_replaced_is_taken_by_another_clone_with_the_one_it_had_name
 }
 
 impl Clone<'_> {
-    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
-    /// fetch`, kills speccoder (SIGKILL): a fetch stopped after git wrote what it fetched and
-    /// before anything was merged.
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after the `git
+    /// fetch` of `refs/speccoder/*`, kills speccoder (SIGKILL): a fetch stopped after git wrote
+    /// what it fetched and before any of it was merged.
     #[cfg(unix)]
     fn speccoder_killed_after_git_fetch(&self, args: &[&str]) -> Run {
         self.speccoder_signalled_after_git_fetch("KILL", args)
     }
 
-    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
-    /// fetch`, sends speccoder `signal` (`KILL`, `TERM`, `INT`).
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after the `git
+    /// fetch` that stages `refs/speccoder/*` (its refspecs on its standard input; the notes come
+    /// by a fetch before it), sends speccoder `signal` (`KILL`, `TERM`, `INT`).
     #[cfg(unix)]
     fn speccoder_signalled_after_git_fetch(&self, signal: &str, args: &[&str]) -> Run {
         use std::os::unix::fs::PermissionsExt;
@@ -2836,7 +2837,7 @@ impl Clone<'_> {
         std::fs::create_dir_all(&bin).unwrap();
         let wrapper = bin.join("git");
         let script = format!(
-            "#!/bin/sh\n'{real}' \"$@\"\nrc=$?\ncase \" $* \" in *\" fetch \"*) kill -{signal} $PPID;; esac\nexit $rc\n",
+            "#!/bin/sh\ncase \" $* \" in *\" fetch \"*) ;; *) exec '{real}' \"$@\";; esac\ncat > \"$0.stdin\"\n'{real}' \"$@\" < \"$0.stdin\"\nrc=$?\ngrep -q speccoder-fetching \"$0.stdin\" && kill -{signal} $PPID\nexit $rc\n",
             real = common::on_path("git").display()
         );
         std::fs::write(&wrapper, script).unwrap();
