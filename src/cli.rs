@@ -741,7 +741,8 @@ pub enum AttestSub {
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref --no-deref
     /// <ref> <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours. A remote
     /// reference no merge can take (not a commit, a held-out tree holding `.git`, a name one of
-    /// ours takes, a symbolic reference, which is not fetched) is a conflict of its own, named
+    /// ours takes, a symbolic reference, a name this clone cannot keep as a file: the last two are
+    /// not fetched) is a conflict of its own, named
     /// with how to settle it on the remote, and the other references still merge; the notes come
     /// first, by a fetch of their own. Notes trees are read as git reads them (hex names of either
     /// case, flat or fanned out): two notes of one commit in the remote's, a remote notes

@@ -95,6 +95,9 @@ pub enum Unjoinable {
         #[serde(serialize_with = "in_line")]
         target: String,
     },
+    /// The remote's reference has a name this clone cannot keep ([`Repo::cannot_keep`]): it was
+    /// not fetched, and must be deleted or renamed there.
+    NameUnusable,
     /// The remote's reference cannot exist here beside another of ours, one a directory of the
     /// other's name (git keeps references as files).
     NameTaken {

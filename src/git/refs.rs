@@ -14,6 +14,7 @@ use super::error::{GitError, GixResultExt, NotesRefFault, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::ref_name::listed_name;
 use super::repo::{Head, Repo};
+use crate::model::refs::MAX_COMPONENT_BYTES;
 use crate::model::shown::bytes_shown;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
@@ -179,6 +180,19 @@ impl Repo {
     #[must_use]
     pub fn name_taken(by: &str) -> String {
         format!("{by} exists here, and git cannot keep a reference and a directory of references of one name")
+    }
+
+    /// Why the reference `name` cannot be kept in this repository, when it cannot: git and gix
+    /// keep each reference as a file named by its name below the git directory, so a part of the
+    /// name longer than a file's name may be ([`MAX_COMPONENT_BYTES`], git's `.lock` added to the
+    /// 255 bytes a file system takes) cannot be written.
+    #[must_use]
+    pub fn cannot_keep(&self, name: &str) -> Option<String> {
+        let part = name.split('/').find(|part| part.len() > MAX_COMPONENT_BYTES)?;
+        Some(format!(
+            "a part of its name is {} bytes long, more than the {MAX_COMPONENT_BYTES} a reference file's name may hold (the file system's 255, less git's `.lock`)",
+            part.len()
+        ))
     }
 
     /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),

@@ -1183,3 +1183,64 @@ fn a_remote_notes_reference_at_a_branch_s_commit_is_damage_there_never_merged_as
     let out = bob.git(&["rev-list", "--count", NOTES_REF]);
     assert_eq!(out.trim(), "1", "the notes history holds no commit of main");
 }
+
+// --- names a clone cannot keep ------------------------------------------------------------------
+
+/// Gives the remote the reference `name` at `id` in its `packed-refs`, where git keeps a name of
+/// any length (a hostile remote's, which no loose reference file could hold), in git's order.
+fn pack_remote_ref(team: &Team, name: &str, id: &str) {
+    team.run_git(&team.remote, &["pack-refs", "--all"]);
+    let path = team.remote.join("packed-refs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (header, lines) = text.split_once('\n').unwrap();
+    let mut lines: Vec<String> = lines.lines().map(str::to_owned).collect();
+    lines.push(format!("{id} {name}"));
+    lines.sort_by(|a, b| a.split_once(' ').unwrap().1.cmp(b.split_once(' ').unwrap().1));
+    std::fs::write(&path, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+    let listed = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)"]);
+    assert!(listed.lines().any(|line| line == name), "the remote lists it");
+}
+
+/// Ada's new note and skip on the remote, beside a reference of a name no clone can keep; Bob's
+/// skip ref and notes before his fetch.
+fn new_evidence_beside(team: &Team, ada: &Clone<'_>, name: &str) -> String {
+    ada.attest("T002", &[]);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let main = team.run_git(&team.remote, &["rev-parse", "refs/heads/main"]);
+    pack_remote_ref(team, name, main.trim());
+    format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")
+}
+
+/// A remote reference with a 300-byte part in its name, which no file system here holds: git's
+/// fetch of it alone would fail, and with it the fetch of the notes and of every other reference.
+/// It is a conflict of its own (exit 14) saying why and how to settle it, while the remote's new
+/// note and skip merge; settled as advised, the next fetch and push go through.
+#[test]
+fn a_remote_reference_with_a_name_part_too_long_for_a_file_is_a_conflict_and_all_else_merges() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let long = format!("refs/speccoder/held-out/{}", "a".repeat(300));
+    let skip = new_evidence_beside(&team, &ada, &long);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{long}: CONFLICT")), "{said}");
+        assert!(said.contains("a part of its name is 300 bytes long, more than the 250"), "{said}");
+        assert!(said.contains(&format!("`git push origin --delete {long}`")), "{said}");
+        assert_eq!(bob.rev(NOTES_REF), ada.rev(NOTES_REF), "the remote's new note is merged");
+        assert_eq!(bob.rev(&skip), ada.rev(&skip), "the remote's new skip is merged");
+        assert!(!bob.refs().contains("aaaaaaaaaa"), "{}", bob.refs());
+    }
+    // The remote cannot lock the name either, so a push cannot delete it: its keeper removes it.
+    let refused = bob.git_run(&["push", "-q", "origin", "--delete", &long]);
+    assert!(!refused.status.success() && refused.stderr.contains("File name too long"), "{refused}");
+    let packed = team.remote.join("packed-refs");
+    let text = std::fs::read_to_string(&packed).unwrap();
+    let kept: String = text.lines().filter(|line| !line.ends_with(&long)).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&packed, kept).unwrap();
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.git(&["pull", "-q", "--ff-only", "origin", "feature-a"]);
+    bob.speccoder(&["attest", "push"]).success();
+    team.fsck(&[&ada, &bob]);
+}

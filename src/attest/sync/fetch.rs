@@ -151,8 +151,8 @@ pub(super) fn fetch_holding(
     let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
     // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
     let complete = repo.promisor_remote().is_some();
-    // The notes first, by a fetch of their own: no other reference of the remote keeps them from
-    // being merged.
+    // The notes first, by a fetch of their own, so that no other reference of the remote (one
+    // whose name this clone cannot keep) keeps them from being merged.
     let notes = match on_remote.iter().find(|r| r.name == NOTES_REF) {
         None => None,
         Some(RemoteRef { symbolic: Some(target), .. }) => {
@@ -165,7 +165,7 @@ pub(super) fn fetch_holding(
             Some(merge_notes(repo, &remote, &tracking_notes, trust)?)
         }
     };
-    let mut refs = held_back(repo, &on_remote)?;
+    let mut refs = held_back(repo, &remote, &on_remote)?;
     refs.extend(merge_refs(repo, &remote, &refs, complete)?);
     refs.sort_by(|a, b| a.name.cmp(&b.name));
     let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
@@ -174,15 +174,29 @@ pub(super) fn fetch_holding(
 
 /// The remote's references under `refs/speccoder/` that are not fetched, each a conflict of its
 /// own: a symbolic reference, whose value is that of the reference it names (a branch), which a
-/// push to it would move.
-fn held_back(repo: &Repo, on_remote: &[RemoteRef]) -> Result<Vec<RefRow>, GitError> {
+/// push to it would move; and a name this clone cannot keep ([`Repo::cannot_keep`], in any of the
+/// three places a fetch writes it), which would stop git's fetch of every other.
+fn held_back(repo: &Repo, remote: &str, on_remote: &[RemoteRef]) -> Result<Vec<RefRow>, GitError> {
     let mut rows = Vec::new();
-    for r in on_remote.iter().filter(|r| r.name.starts_with(SPECCODER_REFS)) {
-        let Some(target) = &r.symbolic else { continue };
-        let reason =
-            format!("the remote's is a symbolic reference to {}: it was not fetched", one_line(target));
-        let kind = Unjoinable::SymbolicThere { target: target.clone() };
-        let ours = repo.ref_target(&r.name)?.map(|id| id.to_string());
+    for r in on_remote {
+        let Some(suffix) = r.name.strip_prefix(SPECCODER_REFS) else { continue };
+        let places = [SPECCODER_REFS.to_owned(), tracking_prefix(remote), staging_prefix(remote)];
+        let (reason, kind) = if let Some(target) = &r.symbolic {
+            let reason =
+                format!("the remote's is a symbolic reference to {}: it was not fetched", one_line(target));
+            (reason, Unjoinable::SymbolicThere { target: target.clone() })
+        } else if let Some(why) =
+            places.iter().find_map(|place| repo.cannot_keep(&format!("{place}{suffix}")))
+        {
+            (format!("its name cannot be kept here, as {why}: it was not fetched"), Unjoinable::NameUnusable)
+        } else {
+            continue;
+        };
+        // Ours is read only under a name this clone can keep.
+        let ours = match kind {
+            Unjoinable::NameUnusable => None,
+            _ => repo.ref_target(&r.name)?.map(|id| id.to_string()),
+        };
         let theirs = Some(r.id.to_string());
         rows.push(RefRow {
             name: r.name.clone(),

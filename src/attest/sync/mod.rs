@@ -317,6 +317,9 @@ impl RefConflict {
                 one_line(target),
                 one_line(target)
             ),
+            Unjoinable::NameUnusable => format!(
+                "this clone cannot keep it, so it is settled there: delete it with {drop_theirs} or, when the remote refuses that too (it cannot lock a name with a part longer than a file name may be either), ask whoever keeps {remote} to remove its line from the `packed-refs` file of its repository; {again}"
+            ),
             Unjoinable::NameTaken { by } => format!(
                 "keep theirs by deleting yours with `{}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}",
                 delete_ref_command(by)
@@ -467,6 +470,7 @@ mod tests {
             Unjoinable::DamagedHere,
             Unjoinable::NameTaken { by: by.clone() },
             Unjoinable::SymbolicThere { target: "refs/heads/main".to_owned() },
+            Unjoinable::NameUnusable,
         ];
         for kind in kinds {
             let conflict = RefConflict {
