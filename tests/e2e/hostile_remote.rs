@@ -1244,3 +1244,37 @@ fn a_remote_reference_with_a_name_part_too_long_for_a_file_is_a_conflict_and_all
     bob.speccoder(&["attest", "push"]).success();
     team.fsck(&[&ada, &bob]);
 }
+
+/// A remote reference whose name git stores here (its paths relative to the repository) but
+/// whose lock file, at the absolute path gix writes it (`<clone>/./.git/...`, as the repository is
+/// opened from `.`), lies one byte past the system's longest path: it is a conflict of its own
+/// (exit 14, every time, never an internal error), and nothing of it is staged, taken or tracked.
+#[test]
+fn a_remote_reference_whose_lock_path_here_is_too_long_is_a_conflict_and_nothing_of_it_is_kept() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let staged = format!("{}/./.git/refs/speccoder-fetching/origin/held-out/", bob.dir.display());
+    let length = 4096 - staged.len() - ".lock".len();
+    let mut rest = String::new();
+    while length - rest.len() > 201 {
+        rest.push_str(&format!("{}/", "b".repeat(200)));
+    }
+    rest.push_str(&"c".repeat(length - rest.len()));
+    let long = format!("refs/speccoder/held-out/{rest}");
+    let skip = new_evidence_beside(&team, &ada, &long);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{long}: CONFLICT")), "{said}");
+        assert!(said.contains("would lie at paths of 4096 bytes, past the 4095 the system takes"), "{said}");
+        assert_eq!(bob.rev(&skip), ada.rev(&skip), "the remote's new skip is merged");
+        assert!(!bob.refs().contains("bbbbbbbbbb"), "nothing of it here: {}", bob.refs());
+    }
+    bob.git(&["pull", "-q", "--ff-only", "origin", "feature-a"]);
+    bob.speccoder(&["attest", "push"]).success();
+    assert!(!bob.refs().contains("bbbbbbbbbb"), "{}", bob.refs());
+    // The remote, which git works in by relative paths, deletes it as advised.
+    bob.git(&["push", "-q", "origin", "--delete", &long]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    team.fsck(&[&ada, &bob]);
+}
