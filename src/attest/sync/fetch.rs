@@ -254,11 +254,11 @@ fn merge_refs(
         // Not merged (a conflict): the remote-tracking copy stays at what was fetched last time,
         // so that the next fetch decides from the same three values and reports the conflict
         // again (and push does not take theirs for merged); the staged copy keeps theirs, whose
-        // value the advice names, reachable. Merged: the base moves to what was merged, and the
-        // staged copy has served.
+        // value the advice names, reachable. Merged: the base moves to what was merged. The
+        // staged copy stays, as git's copy of the remote's: the next fetch writes only the
+        // references that changed there, and a reference left as it was is written by no one.
         if !matches!(merged, RefMerged::Conflict { .. }) {
             set_tracking(repo, &tracking, theirs, &format!("speccoder attest fetch: {local} merged"))?;
-            set_tracking(repo, &format!("{staging}{suffix}"), None, "speccoder attest fetch: merged")?;
         }
         refs.push(RefRow { name: local, merged });
     }

@@ -5,8 +5,9 @@
 //! and `refs/speccoder-remotes/<remote>/*`, a namespace no branch refspec prunes), then merges them
 //! into ours: notes by the bundle rule ([`crate::model::bundle::merge`]), the other references by
 //! a three-way decision against what was merged last time. Those arrive first in a staging
-//! namespace (`refs/speccoder-fetching/<remote>/*`), and each remote-tracking copy moves to the
-//! fetched value only once its merge is written: a fetch stopped anywhere is safe to run again.
+//! namespace (`refs/speccoder-fetching/<remote>/*`, which stays as git's copy of the remote's, so
+//! that a fetch writes only what changed), and each remote-tracking copy moves to the fetched
+//! value only once its merge is written: a fetch stopped anywhere is safe to run again.
 //! One staging namespace for every run, so one fetch or push of a repository at a time: each holds
 //! the fetch lock ([`crate::git::FetchLock`]) from before it asks the remote until it is done.
 //! The notes come by a fetch of their own, before the other references, so that none of those
@@ -68,8 +69,9 @@ pub fn remotes_holding(repo: &Repo, name: &str) -> Result<Vec<(String, String)>,
 }
 
 /// The prefix where `attest fetch` has git write `remote`'s `refs/speccoder/*` before merging
-/// them: a reference stays here only until its merge is written (or, in a conflict, until the
-/// next fetch), so that the remote-tracking copies never run ahead of the merge.
+/// them, so that the remote-tracking copies never run ahead of the merge: git's copy of the
+/// remote's references as last fetched, which each fetch brings up to date (pruned, so it mirrors
+/// the remote) before reading it, and which git rewrites only where the remote changed.
 #[must_use]
 pub fn staging_prefix(remote: &str) -> String {
     format!("refs/speccoder-fetching/{remote}/")
