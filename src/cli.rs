@@ -691,7 +691,10 @@ pub enum AttestSub {
     /// rules: what it refuses is never pushed) and pushes again, at most 5 times. A reference
     /// the remote held when last fetched or pushed and has since deleted is no refusal, so the
     /// remote's references are listed first and, when one is gone, it fetches before pushing:
-    /// fetch deletes ours unless it changed since, and then it is pushed. It never
+    /// fetch deletes ours unless it changed since, and then it is pushed. A reference of the
+    /// remote's evidence that is a symbolic reference (refs/notes/speccoder naming
+    /// refs/heads/main) stops the push before anything is sent: the remote would move the
+    /// reference it names; only whoever keeps the remote can remove the link alone. It never
     /// forces; when the branch itself is refused it stops and says how to integrate the remote's
     /// commits. One fetch or push of a repository runs at a time: a push (not --dry-run) holds
     /// .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
@@ -704,8 +707,9 @@ pub enum AttestSub {
     /// configuration names that is not UTF-8 (named with its key, and the `git remote rename` that
     /// fixes it; nothing sent), a branch `push.default` does not
     /// push (named, with how to push it), another fetch or push holding the fetch lock (named, with
-    /// what to do if none runs), the branch or a reference refused (named, with git's reason and
-    /// what the remote said), notes or
+    /// what to do if none runs), a reference of the remote's evidence that is a symbolic reference
+    /// (named, with what it names; nothing sent), the branch or a reference refused (named, with
+    /// git's reason and what the remote said), notes or
     /// references that cannot be joined (a reference conflict is named, with how to keep one side),
     /// the remote unreachable, the evidence kept moving; 1 internal error.
     Push(AttestPushArgs),
@@ -737,11 +741,14 @@ pub enum AttestSub {
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref --no-deref
     /// <ref> <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours. A remote
     /// reference no merge can take (not a commit, a held-out tree holding `.git`, a name one of
-    /// ours takes) is a conflict of its own, named with how to settle it on the remote, and the
-    /// other references still merge. Notes trees are read as git reads them (hex names of either
-    /// case, flat or fanned out): two notes of one commit in the remote's, or a remote notes
-    /// reference that is not a notes commit, is the remote's damage, named with the commands that
-    /// repair it there (the remote-tracking copy comes back as it is on every fetch).
+    /// ours takes, a symbolic reference, a name this clone cannot keep as a file: the last two are
+    /// not fetched) is a conflict of its own, named
+    /// with how to settle it on the remote, and the other references still merge; the notes come
+    /// first, by a fetch of their own. Notes trees are read as git reads them (hex names of either
+    /// case, flat or fanned out): two notes of one commit in the remote's, a remote notes
+    /// reference that is not a notes commit (one whose tree holds anything but notes: a branch's
+    /// commit), or one that is a symbolic reference (not fetched), is the remote's damage, named
+    /// with how to repair it there (the remote-tracking copy comes back as it is on every fetch).
     /// Running it again changes nothing. One fetch or push of a repository runs at a time: a fetch
     /// holds .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
     ///

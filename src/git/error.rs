@@ -540,6 +540,20 @@ pub enum GitError {
         limit: usize,
     },
 
+    /// A notes reference another clone wrote points at a commit whose tree holds something that
+    /// is neither a note nor a fan-out directory: no notes commit (a branch's, most likely).
+    #[error(
+        "{notes_ref} points at {commit}, whose tree holds {entry}, neither a note nor a fan-out directory: it is no notes commit (a branch's commit, most likely), so it is not read as notes"
+    )]
+    NotANotesCommit {
+        /// The notes reference.
+        notes_ref: String,
+        /// The commit it points at.
+        commit: ObjectId,
+        /// The first entry that is no note, quoted.
+        entry: String,
+    },
+
     /// The notes tree is built to make a reader walk it over and over: one tree object reached
     /// twice, or a lookup that needs more trees than any tree git writes.
     #[error(
@@ -763,6 +777,7 @@ impl ExitClass for GitError {
             | GitError::AmbiguousNote { .. }
             | GitError::NotesTreeHostile { .. }
             | GitError::NotesTreeTooLarge { .. }
+            | GitError::NotANotesCommit { .. }
             | GitError::NoteTooLarge { .. }
             | GitError::Unmerged { .. }
             | GitError::IndexUnreadable { .. }

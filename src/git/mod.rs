@@ -71,7 +71,7 @@ pub use ref_advice::{delete_ref_command, set_ref_command};
 pub use ref_merge::{RefMerged, Unjoinable};
 pub use ref_name::BranchName;
 pub use refs::{CAS_TRIES, CasUpdate};
-pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
+pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef, RemoteRef};
 pub use repo::{Head, InProgress, Repo, RepoHandle};
 pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs, TreeShapeProblem};
 pub use work_trees::resolve_path;

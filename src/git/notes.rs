@@ -21,6 +21,8 @@ use super::lock_wait::{Backoff, StuckLock};
 use super::refs::{CAS_TRIES, CasUpdate, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
+use crate::model::shown::one_line;
+use gix::bstr::ByteSlice;
 
 /// The notes reference that holds every bundle (defined with the bundle format).
 pub use crate::model::bundle::NOTES_REF;
@@ -227,13 +229,30 @@ impl Repo {
 
     /// Every note under `notes_ref` as `(annotated object, note blob)`, sorted by annotated id, in
     /// one walk of the notes tree that reads each tree object once. An object listed twice has two
-    /// notes (a damaged tree; git would show them concatenated): treat it as ambiguous.
+    /// notes (a damaged tree; git would show them concatenated): treat it as ambiguous. Entries
+    /// that are no note are passed over, as git passes them over.
     ///
     /// # Errors
     /// A tree reached twice or more than [`LIST_BUDGET`] entries ([`GitError::NotesTreeHostile`],
     /// [`GitError::NotesTreeTooLarge`]), or an unreadable object.
     pub fn notes(&self, notes_ref: &str) -> Result<Vec<(ObjectId, ObjectId)>, GitError> {
-        let Some((_, tree)) = self.notes_head(notes_ref)? else {
+        self.list_notes(notes_ref, false)
+    }
+
+    /// [`Repo::notes`] of a notes reference another clone wrote (fetched): its tree must hold
+    /// notes and fan-out directories only. One that holds anything else (`src`, `README`) is no
+    /// notes commit, whatever its reference's name says: a branch's commit, most likely, that a
+    /// merge would make the parent of the notes history.
+    ///
+    /// # Errors
+    /// [`GitError::NotANotesCommit`] naming the first other entry, or as [`Repo::notes`].
+    pub fn notes_only(&self, notes_ref: &str) -> Result<Vec<(ObjectId, ObjectId)>, GitError> {
+        self.list_notes(notes_ref, true)
+    }
+
+    /// [`Repo::notes`]; `strict`: an entry that is no note and no fan-out directory is refused.
+    fn list_notes(&self, notes_ref: &str, strict: bool) -> Result<Vec<(ObjectId, ObjectId)>, GitError> {
+        let Some((commit, tree)) = self.notes_head(notes_ref)? else {
             return Ok(Vec::new());
         };
         let hex_len = self.object_hash().len_in_hex();
@@ -265,6 +284,9 @@ impl Repo {
                     let mut deeper = prefix.clone();
                     deeper.extend_from_slice(&item.name);
                     pending.push((item.id, deeper));
+                } else if strict {
+                    let entry = format!("`{}`", one_line(&item.name.to_str_lossy()));
+                    return Err(GitError::NotANotesCommit { notes_ref: notes_ref.to_owned(), commit, entry });
                 }
             }
         }
@@ -1228,6 +1250,26 @@ mod tests {
             assert_eq!(repo.note(NOTES_REF, id).unwrap(), Some(expected.clone()));
             assert_eq!(git_show(&fx, id), expected);
         }
+    }
+
+    #[test]
+    fn a_branch_s_commit_is_no_notes_commit_to_a_strict_listing_which_reads_git_s_notes_trees() {
+        let fx = Fixture::new();
+        let commit = fx.commit_file("a.txt", "a\n", "first");
+        fx.git(&["notes", "--ref", NOTES_REF, "add", "-m", "n", &commit.to_string()]);
+        let repo = fx.repo();
+        assert_eq!(repo.notes_only(NOTES_REF).unwrap(), repo.notes(NOTES_REF).unwrap());
+        // The branch's history, as a symbolic reference to it would give it: its tree holds a.txt.
+        let branch = fx.git(&["rev-parse", "HEAD"]);
+        fx.git(&["update-ref", NOTES_REF, branch.trim()]);
+        let branch = ObjectId::from_hex(branch.trim().as_bytes()).unwrap();
+        let repo = fx.repo();
+        let err = repo.notes_only(NOTES_REF).unwrap_err();
+        assert!(
+            matches!(&err, GitError::NotANotesCommit { commit, entry, .. } if *commit == branch && entry == "`a.txt`"),
+            "{err}"
+        );
+        assert!(repo.notes(NOTES_REF).unwrap().is_empty(), "git's reading passes it over");
     }
 
     #[test]

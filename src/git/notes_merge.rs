@@ -61,7 +61,8 @@ pub enum Joined {
 
 impl Repo {
     /// Merges the notes of `theirs_ref` (another clone's notes, fetched; a reference under
-    /// `refs/notes/`) into `notes_ref`, note by note, whichever way the histories relate.
+    /// `refs/notes/` whose tree holds notes only, [`Repo::notes_only`]) into `notes_ref`, note by
+    /// note, whichever way the histories relate.
     ///
     /// Notes of objects only theirs annotates are taken; an object both annotate with different
     /// notes gets `join(object, our blob, Some(their blob))`. When ours is an ancestor of theirs,
@@ -73,7 +74,7 @@ impl Repo {
     ///
     /// # Errors
     /// [`MergeNotesError::Conflicts`] listing every object whose notes `join` refused (nothing
-    /// is written then), or a repository failure.
+    /// is written then), [`GitError::NotANotesCommit`] for theirs, or a repository failure.
     pub fn merge_notes<E>(
         &self,
         notes_ref: &str,
@@ -86,7 +87,7 @@ impl Repo {
         let Some(theirs) = self.ref_target(theirs_ref)? else {
             return Ok(NotesMerged::UpToDate);
         };
-        let theirs_notes = self.notes(theirs_ref)?;
+        let theirs_notes = self.notes_only(theirs_ref)?;
         one_note_each(theirs_ref, &theirs_notes)?;
         self.update_ref_retrying(notes_ref, |ours| {
             let Some(ours) = ours else {

@@ -87,6 +87,17 @@ pub enum Unjoinable {
     DamagedThere,
     /// Our value is not a commit: ours must be repaired or deleted here.
     DamagedHere,
+    /// The remote's reference is a symbolic reference: it was not fetched, as its value is that
+    /// of the reference it names, which a push to it would move. Only whoever keeps the remote
+    /// can remove the link alone (a push that deletes it deletes what it names too).
+    SymbolicThere {
+        /// The reference it names.
+        #[serde(serialize_with = "in_line")]
+        target: String,
+    },
+    /// The remote's reference has a name this clone cannot keep ([`Repo::cannot_keep`]): it was
+    /// not fetched, and must be deleted or renamed there.
+    NameUnusable,
     /// The remote's reference cannot exist here beside another of ours, one a directory of the
     /// other's name (git keeps references as files).
     NameTaken {

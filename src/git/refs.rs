@@ -14,7 +14,11 @@ use super::error::{GitError, GixResultExt, NotesRefFault, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::ref_name::listed_name;
 use super::repo::{Head, Repo};
+use crate::model::refs::MAX_COMPONENT_BYTES;
 use crate::model::shown::bytes_shown;
+
+/// The longest path the system takes, with the NUL that ends it (Linux's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
 /// writer moved it first.
@@ -179,6 +183,37 @@ impl Repo {
     #[must_use]
     pub fn name_taken(by: &str) -> String {
         format!("{by} exists here, and git cannot keep a reference and a directory of references of one name")
+    }
+
+    /// Why the reference `name` cannot be kept in this repository, when it cannot: git and gix
+    /// keep each reference as a file named by its name below the git directory, so a part of the
+    /// name longer than a file's name may be ([`MAX_COMPONENT_BYTES`], git's `.lock` added to the
+    /// 255 bytes a file system takes), or a name whose lock file or reflog (`logs/<name>`) would
+    /// lie at a path past the system's [`PATH_MAX`] as gix writes them, cannot be written. git
+    /// works in the repository by relative paths and may write one gix cannot: the staged copy
+    /// a fetch could then neither merge nor remove.
+    #[must_use]
+    pub fn cannot_keep(&self, name: &str) -> Option<String> {
+        if let Some(part) = name.split('/').find(|part| part.len() > MAX_COMPONENT_BYTES) {
+            return Some(format!(
+                "a part of its name is {} bytes long, more than the {MAX_COMPONENT_BYTES} a reference file's name may hold (the file system's 255, less git's `.lock`)",
+                part.len()
+            ));
+        }
+        // gix makes a relative git directory absolute by joining it to the current one, `.`
+        // components and all. `<dir>/logs/<name>` and `<dir>/<name>.lock` are as long as each other.
+        let dir = self.common_dir();
+        let dir = match std::env::current_dir() {
+            Ok(current) if dir.is_relative() => current.join(dir),
+            _ => dir.to_owned(),
+        };
+        let longest = dir.as_os_str().len() + "/logs/".len() + name.len();
+        (longest >= PATH_MAX).then(|| {
+            format!(
+                "its lock file and reflog in this repository would lie at paths of {longest} bytes, past the {} the system takes",
+                PATH_MAX - 1
+            )
+        })
     }
 
     /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),

@@ -35,6 +35,17 @@ pub struct PushedRef {
     pub reason: Option<String>,
 }
 
+/// One reference of a remote, as `git ls-remote --symref` listed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteRef {
+    /// Its full name.
+    pub name: String,
+    /// The object it leads to.
+    pub id: ObjectId,
+    /// The reference it names, when it is a symbolic reference: a push to it moves that one.
+    pub symbolic: Option<String>,
+}
+
 /// What happened to one reference of a push.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -223,42 +234,41 @@ impl Repo {
     }
 
     /// The references of `remote` whose names are `exact` or start with `prefix`, as
-    /// `git ls-remote` lists them.
+    /// `git ls-remote --symref` lists them, sorted by name: each with the object it leads to and,
+    /// for a symbolic reference, the reference it names. git is asked in protocol version 2, the
+    /// only one that says which references other than `HEAD` are symbolic (a remote that does not
+    /// speak it answers in version 0, which does not say).
     pub fn ls_remote(
         &self,
         remote: &str,
         exact: &[&str],
         prefixes: &[&str],
-    ) -> Result<Vec<(String, ObjectId)>, GitError> {
+    ) -> Result<Vec<RemoteRef>, GitError> {
         let remote = self.require_remote(remote)?;
         let action = format!("`git ls-remote {}`", shell_word(&remote));
-        let out =
-            self.run_git(&action, &["ls-remote", "--refs", remote.as_str()], None)?.succeeded(&action)?;
-        let mut refs = Vec::new();
-        for line in out.stdout_text().lines() {
-            let Some((id, name)) = line.split_once('\t') else { continue };
-            let wanted = exact.contains(&name) || prefixes.iter().any(|p| name.starts_with(p));
-            if let (true, Ok(id)) = (wanted, ObjectId::from_hex(id.as_bytes())) {
-                refs.push((name.to_owned(), id));
-            }
-        }
-        refs.sort();
-        Ok(refs)
+        let args = ["-c", "protocol.version=2", "ls-remote", "--symref", "--refs", remote.as_str()];
+        let out = self.run_git(&action, &args, None)?.succeeded(&action)?;
+        let wanted = |name: &str| exact.contains(&name) || prefixes.iter().any(|p| name.starts_with(p));
+        Ok(parse_ls_remote(&out.stdout_text(), wanted))
     }
 
-    /// `git fetch` of `refspecs` from `remote`, without tags and without touching `FETCH_HEAD`.
-    /// `complete`: fetch whole objects even from a partial clone's promisor remote (`--no-filter`),
-    /// so that what is fetched can be read without going back to the remote.
+    /// `git fetch` of `refspecs` from `remote`, without tags and without touching `FETCH_HEAD`,
+    /// pruning what the refspecs' destinations hold that the remote no longer has. The refspecs
+    /// go to git on its standard input, so that however many there are (a negative one,
+    /// `^<name>`, for each reference of the remote held back) no command line grows past the
+    /// system's limit. `complete`: fetch whole objects even from a partial clone's promisor
+    /// remote (`--no-filter`), so that what is fetched can be read without going back to the
+    /// remote.
     pub fn fetch_refspecs(&self, remote: &str, refspecs: &[String], complete: bool) -> Result<(), GitError> {
         let remote = self.require_remote(remote)?;
-        let mut args: Vec<&str> = vec!["fetch", "--no-tags", "--no-write-fetch-head", "--prune"];
+        let mut args: Vec<&str> = vec!["fetch", "--no-tags", "--no-write-fetch-head", "--prune", "--stdin"];
         if complete {
             args.push("--no-filter");
         }
         args.push(&remote);
-        args.extend(refspecs.iter().map(String::as_str));
+        let stdin: String = refspecs.iter().map(|refspec| format!("{refspec}\n")).collect();
         let action = format!("`git fetch {}`", shell_word(&remote));
-        self.run_git(&action, &args, None)?.succeeded(&action).map(drop)
+        self.run_git(&action, &args, Some(stdin.as_bytes()))?.succeeded(&action).map(drop)
     }
 
     /// One `git push --atomic --porcelain` of `refspecs` to `remote` (never forced: a refspec
@@ -340,6 +350,26 @@ impl Repo {
     }
 }
 
+/// The references `git ls-remote --symref` printed (`<id>\t<name>`, each symbolic one after a
+/// line `ref: <target>\t<name>`) whose names are `wanted`, sorted by name.
+fn parse_ls_remote(text: &str, wanted: impl Fn(&str) -> bool) -> Vec<RemoteRef> {
+    let mut targets = std::collections::HashMap::new();
+    let mut refs = Vec::new();
+    for line in text.lines() {
+        let Some((first, name)) = line.split_once('\t') else { continue };
+        if !wanted(name) {
+            continue;
+        }
+        if let Some(target) = first.strip_prefix("ref: ") {
+            targets.insert(name.to_owned(), target.to_owned());
+        } else if let Ok(id) = ObjectId::from_hex(first.as_bytes()) {
+            refs.push(RemoteRef { name: name.to_owned(), id, symbolic: targets.remove(name) });
+        }
+    }
+    refs.sort_by(|a, b| a.name.cmp(&b.name));
+    refs
+}
+
 /// The reference lines of `git push --porcelain`: `<flag>\t<src>:<dst>\t<summary> (<reason>)`.
 fn parse_porcelain(text: &str) -> Vec<PushedRef> {
     text.lines()
@@ -373,6 +403,27 @@ fn parse_porcelain(text: &str) -> Vec<PushedRef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symbolic_reference_is_listed_with_the_reference_it_names_and_unwanted_names_are_left_out() {
+        let (a, b) = ("a".repeat(40), "b".repeat(40));
+        let text = format!(
+            "{a}\trefs/heads/main\nref: refs/heads/main\trefs/notes/speccoder\n{a}\trefs/notes/speccoder\n{b}\trefs/speccoder/skipped/x\n"
+        );
+        let listed = parse_ls_remote(&text, |name| !name.starts_with("refs/heads/"));
+        let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).unwrap();
+        assert_eq!(
+            listed,
+            [
+                RemoteRef {
+                    name: "refs/notes/speccoder".into(),
+                    id: id(&a),
+                    symbolic: Some("refs/heads/main".into())
+                },
+                RemoteRef { name: "refs/speccoder/skipped/x".into(), id: id(&b), symbolic: None },
+            ]
+        );
+    }
 
     #[test]
     fn porcelain_lines_are_read_with_their_reasons() {

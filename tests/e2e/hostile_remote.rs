@@ -1094,3 +1094,187 @@ fn a_hook_s_refusal_is_said_with_the_remote_s_own_lines_made_inert_and_bounded()
     );
     assert_eq!(team.run_git(&team.remote, &["rev-parse", "main"]), ada.git(&["rev-parse", "origin/main"]));
 }
+
+// --- links on the remote ------------------------------------------------------------------------
+
+/// The remote's notes reference made a symbolic reference to its main branch: fetch takes none of
+/// main's history for notes and push never moves main, each refused with exit 14 naming the link
+/// and who can remove it; a `refs/speccoder/*` link is a conflict of its own while every other
+/// reference merges. Removed as advised, the fetch and push go through, and main is as it was.
+#[test]
+fn a_remote_evidence_reference_that_links_to_a_branch_is_never_fetched_or_pushed_through() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let remote = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    let main = remote(&["rev-parse", "refs/heads/main"]);
+    remote(&["symbolic-ref", NOTES_REF, "refs/heads/main"]);
+    let notes = bob.rev(NOTES_REF);
+
+    let out = said(&bob.speccoder(&["attest", "fetch"]).failure(14));
+    assert!(out.contains(&format!("their {NOTES_REF} is a symbolic reference to refs/heads/main")), "{out}");
+    assert!(out.contains(&format!("`git symbolic-ref --delete {NOTES_REF}`")), "{out}");
+    assert_eq!(bob.rev(NOTES_REF), notes, "no branch history was taken for notes");
+    bob.git(&["commit", "-q", "--allow-empty", "-m", "Bob's work"]);
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&out).contains(&format!("  {NOTES_REF} -> refs/heads/main")), "{out}");
+    assert!(said(&out).contains("nothing was pushed"), "{out}");
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main, "main never moves");
+
+    // A skip that links to main: a conflict of its own; Ada's new skip merges all the same.
+    remote(&["symbolic-ref", "--delete", NOTES_REF]);
+    let link = "refs/speccoder/skipped/link/T1";
+    remote(&["symbolic-ref", link, "refs/heads/main"]);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.git(&["push", "-q", "origin", &format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")]);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{link}: CONFLICT")), "{said}");
+        assert!(said.contains("the remote's is a symbolic reference to refs/heads/main"), "{said}");
+        assert!(said.contains(&format!("`git symbolic-ref --delete {link}`")), "{said}");
+        assert!(bob.git_run(&["rev-parse", "--verify", "-q", link]).stdout.is_empty(), "not taken");
+        assert_eq!(
+            bob.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")),
+            ada.rev(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006"))
+        );
+    }
+    let json = bob.speccoder(&["attest", "fetch", "--json"]).failure(14);
+    let report: Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    let row = report["refs"].as_array().unwrap().iter().find(|r| r["name"] == link).unwrap();
+    assert_eq!(
+        (&row["kind"], &row["target"]),
+        (&json!("symbolic_there"), &json!("refs/heads/main")),
+        "{row}"
+    );
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&out).contains(&format!("  {link} -> refs/heads/main")), "{out}");
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main, "main never moves");
+
+    // The links removed as advised: the evidence goes through, and main is as it was.
+    remote(&["symbolic-ref", "--delete", link]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    assert_eq!(remote(&["rev-parse", NOTES_REF]), bob.rev(NOTES_REF));
+    assert_eq!(remote(&["rev-parse", "refs/heads/main"]), main);
+    team.fsck(&[&ada, &bob]);
+}
+
+/// The remote's notes reference pointed straight at a branch's commit (as a link does where the
+/// protocol does not tell links apart): its tree holds files, no notes, and fetch refuses it as
+/// the remote's damage rather than merging the branch's history into the notes.
+#[test]
+fn a_remote_notes_reference_at_a_branch_s_commit_is_damage_there_never_merged_as_notes() {
+    let team = Team::new();
+    let (_ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let remote = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    let main = remote(&["rev-parse", "refs/heads/main"]);
+    remote(&["update-ref", NOTES_REF, &main]);
+    let notes = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    let said = said(&out);
+    assert!(
+        said.contains(&format!(
+            "the notes on origin are damaged: their {NOTES_REF} points at {main}, whose tree holds `.github`"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("it is no notes commit"), "{said}");
+    assert_eq!(bob.rev(NOTES_REF), notes, "nothing merged");
+    let out = bob.git(&["rev-list", "--count", NOTES_REF]);
+    assert_eq!(out.trim(), "1", "the notes history holds no commit of main");
+}
+
+// --- names a clone cannot keep ------------------------------------------------------------------
+
+/// Gives the remote the reference `name` at `id` in its `packed-refs`, where git keeps a name of
+/// any length (a hostile remote's, which no loose reference file could hold), in git's order.
+fn pack_remote_ref(team: &Team, name: &str, id: &str) {
+    team.run_git(&team.remote, &["pack-refs", "--all"]);
+    let path = team.remote.join("packed-refs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (header, lines) = text.split_once('\n').unwrap();
+    let mut lines: Vec<String> = lines.lines().map(str::to_owned).collect();
+    lines.push(format!("{id} {name}"));
+    lines.sort_by(|a, b| a.split_once(' ').unwrap().1.cmp(b.split_once(' ').unwrap().1));
+    std::fs::write(&path, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+    let listed = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)"]);
+    assert!(listed.lines().any(|line| line == name), "the remote lists it");
+}
+
+/// Ada's new note and skip on the remote, beside a reference of a name no clone can keep; Bob's
+/// skip ref and notes before his fetch.
+fn new_evidence_beside(team: &Team, ada: &Clone<'_>, name: &str) -> String {
+    ada.attest("T002", &[]);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let main = team.run_git(&team.remote, &["rev-parse", "refs/heads/main"]);
+    pack_remote_ref(team, name, main.trim());
+    format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006")
+}
+
+/// A remote reference with a 300-byte part in its name, which no file system here holds: git's
+/// fetch of it alone would fail, and with it the fetch of the notes and of every other reference.
+/// It is a conflict of its own (exit 14) saying why and how to settle it, while the remote's new
+/// note and skip merge; settled as advised, the next fetch and push go through.
+#[test]
+fn a_remote_reference_with_a_name_part_too_long_for_a_file_is_a_conflict_and_all_else_merges() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let long = format!("refs/speccoder/held-out/{}", "a".repeat(300));
+    let skip = new_evidence_beside(&team, &ada, &long);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{long}: CONFLICT")), "{said}");
+        assert!(said.contains("a part of its name is 300 bytes long, more than the 250"), "{said}");
+        assert!(said.contains(&format!("`git push origin --delete {long}`")), "{said}");
+        assert_eq!(bob.rev(NOTES_REF), ada.rev(NOTES_REF), "the remote's new note is merged");
+        assert_eq!(bob.rev(&skip), ada.rev(&skip), "the remote's new skip is merged");
+        assert!(!bob.refs().contains("aaaaaaaaaa"), "{}", bob.refs());
+    }
+    // The remote cannot lock the name either, so a push cannot delete it: its keeper removes it.
+    let refused = bob.git_run(&["push", "-q", "origin", "--delete", &long]);
+    assert!(!refused.status.success() && refused.stderr.contains("File name too long"), "{refused}");
+    let packed = team.remote.join("packed-refs");
+    let text = std::fs::read_to_string(&packed).unwrap();
+    let kept: String = text.lines().filter(|line| !line.ends_with(&long)).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&packed, kept).unwrap();
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.git(&["pull", "-q", "--ff-only", "origin", "feature-a"]);
+    bob.speccoder(&["attest", "push"]).success();
+    team.fsck(&[&ada, &bob]);
+}
+
+/// A remote reference whose name git stores here (its paths relative to the repository) but
+/// whose lock file, at the absolute path gix writes it (`<clone>/./.git/...`, as the repository is
+/// opened from `.`), lies one byte past the system's longest path: it is a conflict of its own
+/// (exit 14, every time, never an internal error), and nothing of it is staged, taken or tracked.
+#[test]
+fn a_remote_reference_whose_lock_path_here_is_too_long_is_a_conflict_and_nothing_of_it_is_kept() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    let staged = format!("{}/./.git/refs/speccoder-fetching/origin/held-out/", bob.dir.display());
+    let length = 4096 - staged.len() - ".lock".len();
+    let mut rest = String::new();
+    while length - rest.len() > 201 {
+        rest.push_str(&format!("{}/", "b".repeat(200)));
+    }
+    rest.push_str(&"c".repeat(length - rest.len()));
+    let long = format!("refs/speccoder/held-out/{rest}");
+    let skip = new_evidence_beside(&team, &ada, &long);
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains(&format!("{long}: CONFLICT")), "{said}");
+        assert!(said.contains("would lie at paths of 4096 bytes, past the 4095 the system takes"), "{said}");
+        assert_eq!(bob.rev(&skip), ada.rev(&skip), "the remote's new skip is merged");
+        assert!(!bob.refs().contains("bbbbbbbbbb"), "nothing of it here: {}", bob.refs());
+    }
+    bob.git(&["pull", "-q", "--ff-only", "origin", "feature-a"]);
+    bob.speccoder(&["attest", "push"]).success();
+    assert!(!bob.refs().contains("bbbbbbbbbb"), "{}", bob.refs());
+    // The remote, which git works in by relative paths, deletes it as advised.
+    bob.git(&["push", "-q", "origin", "--delete", &long]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    team.fsck(&[&ada, &bob]);
+}

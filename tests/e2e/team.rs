@@ -2819,16 +2819,17 @@ fn a_skip_the_remote_replaced_is_taken_by_another_clone_with_the_one_it_had_name
 }
 
 impl Clone<'_> {
-    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
-    /// fetch`, kills speccoder (SIGKILL): a fetch stopped after git wrote what it fetched and
-    /// before anything was merged.
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after the `git
+    /// fetch` of `refs/speccoder/*`, kills speccoder (SIGKILL): a fetch stopped after git wrote
+    /// what it fetched and before any of it was merged.
     #[cfg(unix)]
     fn speccoder_killed_after_git_fetch(&self, args: &[&str]) -> Run {
         self.speccoder_signalled_after_git_fetch("KILL", args)
     }
 
-    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
-    /// fetch`, sends speccoder `signal` (`KILL`, `TERM`, `INT`).
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after the `git
+    /// fetch` that stages `refs/speccoder/*` (its refspecs on its standard input; the notes come
+    /// by a fetch before it), sends speccoder `signal` (`KILL`, `TERM`, `INT`).
     #[cfg(unix)]
     fn speccoder_signalled_after_git_fetch(&self, signal: &str, args: &[&str]) -> Run {
         use std::os::unix::fs::PermissionsExt;
@@ -2836,7 +2837,7 @@ impl Clone<'_> {
         std::fs::create_dir_all(&bin).unwrap();
         let wrapper = bin.join("git");
         let script = format!(
-            "#!/bin/sh\n'{real}' \"$@\"\nrc=$?\ncase \" $* \" in *\" fetch \"*) kill -{signal} $PPID;; esac\nexit $rc\n",
+            "#!/bin/sh\ncase \" $* \" in *\" fetch \"*) ;; *) exec '{real}' \"$@\";; esac\ncat > \"$0.stdin\"\n'{real}' \"$@\" < \"$0.stdin\"\nrc=$?\ngrep -q speccoder-fetching \"$0.stdin\" && kill -{signal} $PPID\nexit $rc\n",
             real = common::on_path("git").display()
         );
         std::fs::write(&wrapper, script).unwrap();
@@ -2900,12 +2901,12 @@ fn a_fetch_killed_between_gits_fetch_and_the_merge_takes_the_remotes_new_skip_an
     assert_eq!(bob.rev(&held_out), ada.rev(&held_out));
     assert!(bob.git(&["ls-tree", "-r", "--name-only", &held_out]).contains(&format!("{key}/manifest.json")));
 
-    // Run again, it changes nothing, and nothing is left staged.
+    // Run again, it changes nothing, and the staged copies are the remote's references.
     let refs = bob.refs();
     let again = bob.speccoder(&["attest", "fetch"]).success();
     assert!(again.stdout.contains(&format!("{skip}: up to date")), "{again}");
     assert_eq!(bob.refs(), refs);
-    assert!(!refs.contains("refs/speccoder-fetching/"), "{refs}");
+    assert_staged_as_on_the_remote(&team, &bob);
     team.fsck(&[&ada, &bob]);
 }
 
@@ -3053,6 +3054,60 @@ fn a_fetch_ended_by_sigterm_or_ctrl_c_after_gits_fetch_removes_its_lock_and_the_
     team.fsck(&[&ada, &bob]);
 }
 
+/// Fails unless `clone`'s staged copies of origin's `refs/speccoder/*`
+/// (`refs/speccoder-fetching/origin/*`) are the remote's references, each at its value.
+#[track_caller]
+fn assert_staged_as_on_the_remote(team: &Team, clone: &Clone<'_>) {
+    let staged = clone.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=3) %(objectname)",
+        "refs/speccoder-fetching/origin/",
+    ]);
+    let remote = ["for-each-ref", "--format=%(refname:lstrip=2) %(objectname)", "refs/speccoder/"];
+    assert_eq!(staged, team.run_git(&team.remote, &remote));
+}
+
+/// A fetch with nothing new writes no reference: git's staged copies of the remote's references
+/// stay, so that its next fetch rewrites only those the remote changed, and no merge that changes
+/// nothing moves one. A fetch of thousands of references then costs a listing, not a rewrite of
+/// each.
+#[cfg(unix)]
+#[test]
+fn a_fetch_with_nothing_new_writes_no_reference() {
+    use std::os::unix::fs::MetadataExt as _;
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    for id in ["T006", "T007", "T008"] {
+        ada.speccoder(&["skip", &task(id), "--reason", "not now"]).success();
+    }
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    assert_staged_as_on_the_remote(&team, &bob);
+    let written = || {
+        let mut files = Vec::new();
+        let mut pending = vec![bob.dir.join(".git/refs")];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let meta = std::fs::symlink_metadata(&path).unwrap();
+                if meta.is_dir() {
+                    pending.push(path);
+                } else {
+                    files.push((path, meta.ino(), meta.mtime(), meta.mtime_nsec()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    let before = written();
+    assert!(before.iter().any(|(path, ..)| path.to_string_lossy().contains("speccoder-fetching")));
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T008: up to date")), "{out}");
+    assert_eq!(written(), before, "no reference file was written again");
+}
+
 /// `speccoder a…` and `speccoder b…` in `clone`, started at the same instant.
 fn at_once(clone: &Clone<'_>, a: &[&str], b: &[&str]) -> [Run; 2] {
     std::thread::scope(|s| {
@@ -3107,7 +3162,11 @@ fn two_fetches_or_a_fetch_beside_a_push_at_once_never_delete_a_skip_the_remote_h
         let runs = at_once(&ada, &["attest", "fetch"], &["attest", "push"]);
         assert_none_lost(&team, &ada, &runs, round);
     }
-    assert!(!ada.refs().contains("refs/speccoder-fetching/"), "nothing is left staged");
+    // Whatever the last run merged, a fetch leaves git's copies of the remote's references as the
+    // remote holds them, and nothing else staged.
+    let settled = ada.speccoder(&["attest", "fetch"]);
+    assert!(matches!(settled.code(), Some(0 | 14)), "{settled}");
+    assert_staged_as_on_the_remote(&team, &ada);
     team.fsck(&[&ada, &bob]);
 }
 

@@ -14,10 +14,11 @@ use crate::attest::note_join::NoteJoiner;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{
-    Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo, set_ref_command,
+    Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, RemoteRef, Repo, Unjoinable,
+    set_ref_command,
 };
 use crate::model::bundle::{NOTES_REF, tracking_notes_ref};
-use crate::model::shown::{in_line, shell_word};
+use crate::model::shown::{in_line, one_line, shell_word};
 
 /// One reference of `refs/speccoder/*` after a fetch.
 #[derive(Debug, Clone, Serialize)]
@@ -147,32 +148,91 @@ pub(super) fn fetch_holding(
     repo.check_notes_ref(NOTES_REF)?;
     let remote = remote.to_owned();
     let tracking_notes = tracking_notes_ref(&remote);
-    let prefix = tracking_prefix(&remote);
-    let staging = staging_prefix(&remote);
     let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
-    let mut refspecs = Vec::new();
-    let remote_has_notes = on_remote.iter().any(|(name, _)| name == NOTES_REF);
-    if remote_has_notes {
-        // Notes merge by the bundle rule, which needs no base: their copy may move at once.
-        refspecs.push(format!("+{NOTES_REF}:{tracking_notes}"));
+    // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
+    let complete = repo.promisor_remote().is_some();
+    // The notes first, by a fetch of their own, so that no other reference of the remote (one
+    // whose name this clone cannot keep) keeps them from being merged.
+    let notes = match on_remote.iter().find(|r| r.name == NOTES_REF) {
+        None => None,
+        Some(RemoteRef { symbolic: Some(target), .. }) => {
+            return Err(notes_link(&remote, &tracking_notes, target));
+        }
+        Some(_) => {
+            // Notes merge by the bundle rule, which needs no base: their copy may move at once.
+            let refspec = format!("+{NOTES_REF}:{tracking_notes}");
+            repo.fetch_refspecs(&remote, &[refspec], complete)?;
+            Some(merge_notes(repo, &remote, &tracking_notes, trust)?)
+        }
+    };
+    let mut refs = held_back(repo, &remote, &on_remote)?;
+    refs.extend(merge_refs(repo, &remote, &refs, complete)?);
+    refs.sort_by(|a, b| a.name.cmp(&b.name));
+    let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
+    Ok(FetchReport { remote, notes, tracking_notes, refs, conflicts })
+}
+
+/// The remote's references under `refs/speccoder/` that are not fetched, each a conflict of its
+/// own: a symbolic reference, whose value is that of the reference it names (a branch), which a
+/// push to it would move; and a name this clone cannot keep ([`Repo::cannot_keep`], in any of the
+/// three places a fetch writes it), which would stop git's fetch of every other.
+fn held_back(repo: &Repo, remote: &str, on_remote: &[RemoteRef]) -> Result<Vec<RefRow>, GitError> {
+    let mut rows = Vec::new();
+    for r in on_remote {
+        let Some(suffix) = r.name.strip_prefix(SPECCODER_REFS) else { continue };
+        let places = [SPECCODER_REFS.to_owned(), tracking_prefix(remote), staging_prefix(remote)];
+        let (reason, kind) = if let Some(target) = &r.symbolic {
+            let reason =
+                format!("the remote's is a symbolic reference to {}: it was not fetched", one_line(target));
+            (reason, Unjoinable::SymbolicThere { target: target.clone() })
+        } else if let Some(why) =
+            places.iter().find_map(|place| repo.cannot_keep(&format!("{place}{suffix}")))
+        {
+            (format!("its name cannot be kept here, as {why}: it was not fetched"), Unjoinable::NameUnusable)
+        } else {
+            continue;
+        };
+        // Ours is read only under a name this clone can keep.
+        let ours = match kind {
+            Unjoinable::NameUnusable => None,
+            _ => repo.ref_target(&r.name)?.map(|id| id.to_string()),
+        };
+        let theirs = Some(r.id.to_string());
+        rows.push(RefRow {
+            name: r.name.clone(),
+            merged: RefMerged::Conflict { ours, theirs, reason, kind },
+        });
     }
+    Ok(rows)
+}
+
+/// Fetches the remote's references under `refs/speccoder/` but those `held_back` and merges each
+/// into ours, against the value fetched last time.
+fn merge_refs(
+    repo: &Repo,
+    remote: &str,
+    held_back: &[RefRow],
+    complete: bool,
+) -> Result<Vec<RefRow>, SyncError> {
+    let prefix = tracking_prefix(remote);
+    let staging = staging_prefix(remote);
     // The other references are decided against the value fetched last time, so git writes the
     // remote's values into the staging namespace (pruned there, so it mirrors the remote) and
     // the remote-tracking copy of each moves only once its merge is written below: a fetch
-    // stopped anywhere before (killed, no identity, a notes conflict, a stale lock) leaves the
-    // base as it was, and running it again decides from the same three values.
-    refspecs.push(format!("+{SPECCODER_REFS}*:{staging}*"));
-    // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
-    repo.fetch_refspecs(&remote, &refspecs, repo.promisor_remote().is_some())?;
+    // stopped anywhere before (killed, no identity, a stale lock) leaves the base as it was, and
+    // running it again decides from the same three values.
+    let mut refspecs = vec![format!("+{SPECCODER_REFS}*:{staging}*")];
+    refspecs.extend(held_back.iter().map(|row| format!("^{}", row.name)));
+    repo.fetch_refspecs(remote, &refspecs, complete)?;
 
-    let notes =
-        if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes, trust)?) } else { None };
-
+    let skipped: BTreeSet<&str> =
+        held_back.iter().filter_map(|row| row.name.strip_prefix(SPECCODER_REFS)).collect();
     let suffixes = |prefix: &str| -> Result<BTreeMap<String, ObjectId>, GitError> {
         Ok(repo
             .refs_with_prefix(prefix)?
             .into_iter()
             .map(|(name, id)| (name[prefix.len()..].to_owned(), id))
+            .filter(|(suffix, _)| !skipped.contains(suffix.as_str()))
             .collect())
     };
     let before = suffixes(&prefix)?;
@@ -194,16 +254,32 @@ pub(super) fn fetch_holding(
         // Not merged (a conflict): the remote-tracking copy stays at what was fetched last time,
         // so that the next fetch decides from the same three values and reports the conflict
         // again (and push does not take theirs for merged); the staged copy keeps theirs, whose
-        // value the advice names, reachable. Merged: the base moves to what was merged, and the
-        // staged copy has served.
+        // value the advice names, reachable. Merged: the base moves to what was merged. The
+        // staged copy stays, as git's copy of the remote's: the next fetch writes only the
+        // references that changed there, and a reference left as it was is written by no one.
         if !matches!(merged, RefMerged::Conflict { .. }) {
             set_tracking(repo, &tracking, theirs, &format!("speccoder attest fetch: {local} merged"))?;
-            set_tracking(repo, &format!("{staging}{suffix}"), None, "speccoder attest fetch: merged")?;
         }
         refs.push(RefRow { name: local, merged });
     }
-    let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
-    Ok(FetchReport { remote, notes, tracking_notes, refs, conflicts })
+    Ok(refs)
+}
+
+/// The remote's notes reference is a symbolic reference to `target`: its value is that
+/// reference's history (a branch's, most likely), never fetched as notes, and a push through it
+/// would move `target`.
+fn notes_link(remote: &str, tracking: &str, target: &str) -> SyncError {
+    let (target, remote_w) = (one_line(target), shell_word(remote));
+    SyncError::RemoteNotesDamaged {
+        remote: remote.to_owned(),
+        tracking: tracking.to_owned(),
+        what: format!(
+            "their {NOTES_REF} is a symbolic reference to {target}, whose history is no notes (and which a push to {NOTES_REF} would move), so it was not fetched"
+        ),
+        repair: format!(
+            "Only whoever keeps {remote} can remove the link alone: ask them to run `git symbolic-ref --delete {NOTES_REF}` in its repository (a push that deletes it, `git push {remote_w} --delete {NOTES_REF}`, deletes {target} too); then run `speccoder attest push {remote_w}`, which puts this clone's notes there."
+        ),
+    }
 }
 
 /// Merges the fetched notes into ours, note by note ([`NoteJoiner`]), checking against `trust`.
@@ -292,6 +368,14 @@ fn remote_notes_damaged(repo: &Repo, remote: &str, tracking: &str, error: GitErr
         GitError::NotesTreeHostile { notes_ref, reason } if notes_ref == tracking => (
             format!("the notes tree of {theirs} cannot be read ({reason})"),
             "Ask whoever keeps it to write it again.".to_owned(),
+        ),
+        GitError::NotANotesCommit { notes_ref, commit, entry } if notes_ref == tracking => (
+            format!(
+                "{theirs} points at {commit}, whose tree holds {entry}, neither a note nor a fan-out directory: it is no notes commit (a branch's, most likely, or the value of a symbolic reference to a branch)"
+            ),
+            format!(
+                "Ask whoever keeps {remote} to point it back at a notes commit; if it is a symbolic reference, to remove the link alone in its repository (`git symbolic-ref --delete {NOTES_REF}`; a push that deletes it deletes the branch it names too). Then run `speccoder attest fetch {remote_w}` again."
+            ),
         ),
         GitError::NotesTreeTooLarge { notes_ref, limit } if notes_ref == tracking => (
             format!("the notes tree of {theirs} has more than {limit} entries"),

@@ -5,10 +5,16 @@
 //! and `refs/speccoder-remotes/<remote>/*`, a namespace no branch refspec prunes), then merges them
 //! into ours: notes by the bundle rule ([`crate::model::bundle::merge`]), the other references by
 //! a three-way decision against what was merged last time. Those arrive first in a staging
-//! namespace (`refs/speccoder-fetching/<remote>/*`), and each remote-tracking copy moves to the
-//! fetched value only once its merge is written: a fetch stopped anywhere is safe to run again.
+//! namespace (`refs/speccoder-fetching/<remote>/*`, which stays as git's copy of the remote's, so
+//! that a fetch writes only what changed), and each remote-tracking copy moves to the fetched
+//! value only once its merge is written: a fetch stopped anywhere is safe to run again.
 //! One staging namespace for every run, so one fetch or push of a repository at a time: each holds
 //! the fetch lock ([`crate::git::FetchLock`]) from before it asks the remote until it is done.
+//! The notes come by a fetch of their own, before the other references, so that none of those
+//! keeps them from being merged. A reference of the remote's evidence that is a symbolic reference
+//! (`refs/notes/speccoder` naming `refs/heads/main`) is never fetched (its value is the history of
+//! what it names) and never pushed to (the remote would move what it names): `git ls-remote
+//! --symref` tells them apart, before each fetch and each push.
 //! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
 //! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
 //! never forces. A reference the remote deleted is no refusal, so push asks the remote first and
@@ -29,7 +35,7 @@ use crate::git::{
 };
 use crate::model::bundle::NOTES_REF;
 use crate::model::refs;
-use crate::model::shown::shell_word;
+use crate::model::shown::{one_line, shell_word};
 
 /// The prefix of the references fetch and push carry besides the notes.
 pub const SPECCODER_REFS: &str = "refs/speccoder/";
@@ -63,8 +69,9 @@ pub fn remotes_holding(repo: &Repo, name: &str) -> Result<Vec<(String, String)>,
 }
 
 /// The prefix where `attest fetch` has git write `remote`'s `refs/speccoder/*` before merging
-/// them: a reference stays here only until its merge is written (or, in a conflict, until the
-/// next fetch), so that the remote-tracking copies never run ahead of the merge.
+/// them, so that the remote-tracking copies never run ahead of the merge: git's copy of the
+/// remote's references as last fetched, which each fetch brings up to date (pruned, so it mirrors
+/// the remote) before reading it, and which git rewrites only where the remote changed.
 #[must_use]
 pub fn staging_prefix(remote: &str) -> String {
     format!("refs/speccoder-fetching/{remote}/")
@@ -199,6 +206,20 @@ pub enum SyncError {
         /// Each reference that cannot be joined.
         conflicts: Vec<RefConflict>,
     },
+    /// References of the remote's evidence that are symbolic references: a push to one moves the
+    /// reference it names (a branch), so nothing is pushed.
+    #[error(
+        "{remote} keeps {} as a link to another reference, which a push to it would move; nothing was pushed:\n{}\nOnly whoever keeps {remote} can remove such a link alone: `git symbolic-ref --delete <name>` in its repository (a push that deletes it, `git push {remote_w} --delete <name>`, deletes what it names too); then run `speccoder attest fetch {remote_w}` and `speccoder attest push {remote_w}` again",
+        if .links.len() == 1 { "a reference of its evidence" } else { "references of its evidence" },
+        .links.iter().map(|(name, target)| format!("  {} -> {}", one_line(name), one_line(target))).collect::<Vec<_>>().join("\n"),
+        remote_w = shell_word(.remote)
+    )]
+    SymbolicThere {
+        /// The remote.
+        remote: String,
+        /// Each link: its name and the reference it names.
+        links: Vec<(String, String)>,
+    },
     /// The remote's evidence kept moving.
     #[error(
         "the evidence on {remote} kept moving: {PUSH_TRIES} pushes were each overtaken by another writer's; run `speccoder attest push` again when they are done"
@@ -225,6 +246,7 @@ impl ExitClass for SyncError {
             | SyncError::PushDefaultNothing
             | SyncError::Rejected { .. }
             | SyncError::RefsConflict { .. }
+            | SyncError::SymbolicThere { .. }
             | SyncError::Contention { .. } => Class::GitPrecondition,
         }
     }
@@ -291,6 +313,14 @@ impl RefConflict {
             Unjoinable::DamagedHere => format!(
                 "repair yours or delete it with `{}` (the next fetch takes the remote's); {again}",
                 delete_ref_command(&self.name)
+            ),
+            Unjoinable::SymbolicThere { target } => format!(
+                "{remote} keeps it as a link to {} and every fetch finds it so, and only whoever keeps {remote} can remove the link alone: ask them to run `git symbolic-ref --delete {name}` in its repository (a push that deletes it, `git push {remote} --delete {name}`, deletes {} too); {again}",
+                one_line(target),
+                one_line(target)
+            ),
+            Unjoinable::NameUnusable => format!(
+                "this clone cannot keep it, so it is settled there: delete it with {drop_theirs} or, when the remote refuses that too (it cannot lock a name with a part longer than a file name may be either), ask whoever keeps {remote} to remove its line from the `packed-refs` file of its repository; {again}"
             ),
             Unjoinable::NameTaken { by } => format!(
                 "keep theirs by deleting yours with `{}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}",
@@ -441,6 +471,8 @@ mod tests {
             Unjoinable::DamagedThere,
             Unjoinable::DamagedHere,
             Unjoinable::NameTaken { by: by.clone() },
+            Unjoinable::SymbolicThere { target: "refs/heads/main".to_owned() },
+            Unjoinable::NameUnusable,
         ];
         for kind in kinds {
             let conflict = RefConflict {

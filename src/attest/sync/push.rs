@@ -10,7 +10,7 @@ use super::fetch::fetch_holding;
 use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, remote_for, set_tracking, tracking_prefix};
 use crate::check::trust::TrustFiles;
 use crate::git::{
-    Direction, FetchLock, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo,
+    Direction, FetchLock, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, RemoteRef, Repo,
 };
 use crate::model::bundle::{NOTES_REF, tracking_notes_ref};
 use crate::model::shown::in_line;
@@ -112,8 +112,11 @@ pub fn push(
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
         // git refuses no creation: a reference the remote deleted is decided by fetch's rule first
-        // (one deleted there between this listing and the push is still made again).
-        let mut deleted_there = deleted_there(repo, &remote)?;
+        // (one deleted there between this listing and the push is still made again). A push
+        // through a symbolic reference moves what it names: none is pushed to.
+        let listed = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
+        refuse_links(&remote, &listed)?;
+        let mut deleted_there = deleted_there(repo, &remote, &listed)?;
         if let (Some(held), false) = (&held, deleted_there.is_empty()) {
             fetches.push(fetch_for_push(repo, &remote, trust, held)?);
             deleted_there.clear();
@@ -160,12 +163,27 @@ fn fetch_for_push(
     Ok(fetched)
 }
 
+/// Refuses a push to `remote` while a reference of its evidence (`listed`: its notes reference
+/// and `refs/speccoder/*`, as `git ls-remote --symref` lists them just before the push) is a
+/// symbolic reference: the remote would move the reference it names (its `main`, say) to what
+/// the push sends for it.
+fn refuse_links(remote: &str, listed: &[RemoteRef]) -> Result<(), SyncError> {
+    let links: Vec<(String, String)> = listed
+        .iter()
+        .filter_map(|r| r.symbolic.as_ref().map(|target| (r.name.clone(), target.clone())))
+        .collect();
+    if links.is_empty() {
+        return Ok(());
+    }
+    Err(SyncError::SymbolicThere { remote: remote.to_owned(), links })
+}
+
 /// Our references under `refs/speccoder/` that `remote` held when last fetched from or pushed to
-/// (each has its remote-tracking copy) and no longer holds, as `git ls-remote` lists it now. The
-/// push's pattern would make each there again, and git refuses no creation, so a push fetches
-/// first and fetch's rule decides each: deleted here unless it changed here since, when it is
-/// sent. Without a remote-tracking copy there is nothing to ask the remote.
-fn deleted_there(repo: &Repo, remote: &str) -> Result<Vec<String>, SyncError> {
+/// (each has its remote-tracking copy) and no longer holds, as `git ls-remote` listed it now
+/// (`listed`). The push's pattern would make each there again, and git refuses no creation, so a
+/// push fetches first and fetch's rule decides each: deleted here unless it changed here since,
+/// when it is sent. Without a remote-tracking copy there is nothing to ask the remote.
+fn deleted_there(repo: &Repo, remote: &str, listed: &[RemoteRef]) -> Result<Vec<String>, SyncError> {
     let prefix = tracking_prefix(remote);
     let tracked = repo.refs_with_prefix(&prefix)?;
     if tracked.is_empty() {
@@ -173,12 +191,11 @@ fn deleted_there(repo: &Repo, remote: &str) -> Result<Vec<String>, SyncError> {
     }
     let ours: BTreeSet<String> =
         repo.refs_with_prefix(SPECCODER_REFS)?.into_iter().map(|(name, _)| name).collect();
-    let theirs: BTreeSet<String> =
-        repo.ls_remote(remote, &[], &[SPECCODER_REFS])?.into_iter().map(|(name, _)| name).collect();
+    let theirs: BTreeSet<&str> = listed.iter().map(|r| r.name.as_str()).collect();
     Ok(tracked
         .into_iter()
         .map(|(tracking, _)| format!("{SPECCODER_REFS}{}", &tracking[prefix.len()..]))
-        .filter(|name| ours.contains(name) && !theirs.contains(name))
+        .filter(|name| ours.contains(name) && !theirs.contains(name.as_str()))
         .collect())
 }
 
