@@ -435,6 +435,9 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         Ok(e) => e,
         Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
         Err(e @ EnvelopeError::TooLarge { .. }) => return bad("too_large", said(&e)),
+        Err(e @ EnvelopeError::SigstoreMemberTwice { .. }) => {
+            return bad("malformed_sigstore_bundle", said(&e));
+        }
         Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {}", said(&e))),
     };
     if envelope.payload_type != PAYLOAD_TYPE {

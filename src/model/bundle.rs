@@ -949,6 +949,40 @@ mod merge_tests {
     }
 
     #[test]
+    fn a_copy_whose_sigstore_bundle_names_a_member_twice_is_never_joined() {
+        let mut keyless = envelope(1, &["trusted:bob"]);
+        keyless.sigstore = RawJson::from_value(&serde_json::json!({"mediaType": "m"})).ok();
+        let sound = keyless.to_line();
+        let text = String::from_utf8(sound.clone()).unwrap();
+        let twice = text.replace(r#"{"mediaType":"m"}"#, r#"{"mediaType":"x","mediaType":"m"}"#);
+        assert_ne!(text, twice);
+        // `attest fetch`: the copies do not join, whichever side's bundle says two things.
+        let signed = {
+            let mut more = keyless.clone();
+            more.signatures.push(envelope(1, &["trusted:eve"]).signatures[0].clone());
+            more.to_line()
+        };
+        for (ours, theirs) in [(twice.as_bytes(), signed.as_slice()), (signed.as_slice(), twice.as_bytes())] {
+            match merge(ours, theirs) {
+                Err(MergeConflict::Unreadable { reason, .. }) => {
+                    assert!(reason.to_string().contains("the member `mediaType` is named twice"), "{reason}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // `attest rejoin`: such a copy is left out, and one kept as the line is refused.
+        let joined = join_copies(&sound, &[&Envelope::parse(&signed).unwrap()]);
+        assert_eq!(joined.added, 1);
+        let left = super::join_copies(&sound, &[twice.as_bytes()], &Check).unwrap();
+        assert_eq!((left.added, left.left_out.len()), (0, 1), "{left:?}");
+        assert!(left.left_out[0].reason.to_string().contains("named twice"), "{left:?}");
+        assert!(matches!(
+            super::join_copies(twice.as_bytes(), &[&sound], &Check),
+            Err(MergeConflict::Unreadable { .. })
+        ));
+    }
+
+    #[test]
     fn a_predicate_type_with_a_newline_is_named_escaped() {
         let payload = br#"{"predicateType":"x\n::warning::y"}"#.to_vec();
         let name = statement_name(&Envelope::unsigned(payload));
