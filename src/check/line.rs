@@ -255,12 +255,7 @@ impl JoinedNote {
         if self.statements.is_empty() || !self.differ.is_empty() {
             return None;
         }
-        let other_ref = if notes_ref == bundle::NOTES_REF {
-            String::new()
-        } else {
-            format!(" --ref {}", crate::model::shown::shell_word(notes_ref))
-        };
-        Some(format!("speccoder attest rejoin {annotated}{other_ref}"))
+        Some(bundle::rejoin_command(notes_ref, &annotated.to_string()))
     }
 
     /// The finding of the verifier (and the reason of `attest carry`) about the joined note of

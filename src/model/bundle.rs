@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature, add_to_line};
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, shell_word};
 
 /// The notes reference that holds every bundle.
 pub const NOTES_REF: &str = "refs/notes/speccoder";
@@ -48,6 +48,41 @@ pub fn lines(bundle: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// The largest note read: a tick's lines ([`crate::model::dsse::MAX_LINE_BYTES`] each) with room
 /// to spare. A note blob larger than this is refused from its size alone, never read.
 pub const MAX_NOTE_BYTES: u64 = 2 << 20;
+
+/// `speccoder attest rejoin <commit>`, with `--ref` when the notes are not in [`NOTES_REF`].
+#[must_use]
+pub fn rejoin_command(notes_ref: &str, commit: &str) -> String {
+    let other =
+        if notes_ref == NOTES_REF { String::new() } else { format!(" --ref {}", shell_word(notes_ref)) };
+    format!("speccoder attest rejoin {}{other}", shell_word(commit))
+}
+
+/// The commands that keep one of each line of the note of `commit` in `notes_ref`, in their order:
+/// a line repeated is the same bytes, so nothing is lost. What a note git joined over and over
+/// (`git notes merge -s union` again and again) needs before `attest rejoin` reads it.
+#[must_use]
+pub fn one_of_each_line(notes_ref: &str, commit: &str) -> String {
+    let (notes_ref, commit) = (shell_word(notes_ref), shell_word(commit));
+    format!(
+        "git notes --ref={notes_ref} show {commit} | awk '!seen[$0]++' | git notes --ref={notes_ref} add -f -F - {commit}"
+    )
+}
+
+/// What a message advises for the note of `commit` in `notes_ref`, larger than [`MAX_NOTE_BYTES`]
+/// and so not read: keep it, since removing it would lose its evidence; when it is copies of one
+/// note git joined over and over, keep one of each of its lines ([`one_of_each_line`]) and rejoin
+/// it ([`rejoin_command`]), which keeps each statement once with every signature; and how to see
+/// what it holds. For `attest verify` and every writer that meets such a note alike.
+#[must_use]
+pub fn keep_too_large_note(notes_ref: &str, commit: &str) -> String {
+    format!(
+        "keep it, as removing it would lose the evidence it holds: when it is copies of one note git joined over and over (`git notes merge -s union` again and again), keep one of each of its lines (a repeat is the same bytes: nothing is lost) with `{}`, then run `{}`, which keeps each statement once with the signatures of its copies; to see what it holds, run `git notes --ref={} show {} | head -c 4096`",
+        one_of_each_line(notes_ref, commit),
+        rejoin_command(notes_ref, commit),
+        shell_word(notes_ref),
+        shell_word(commit),
+    )
+}
 
 /// A note that would be larger than [`MAX_NOTE_BYTES`], or hold a line longer than
 /// [`MAX_LINE_BYTES`]: no reader would take it, so it is not written.
