@@ -295,18 +295,21 @@ pub enum DecideError {
         /// The task whose skip it holds, `<unit>/<task>`.
         other: String,
     },
-    /// `--undo` of a skip of a task of an archived OpenSpec change: the skip is part of what the
-    /// closed change recorded, as `skip` records nothing on it.
+    /// `--undo` of a skip of a task of an archived OpenSpec change, archived once or more and
+    /// active nowhere: the skip is part of what the closed change recorded, as `skip` records
+    /// nothing on it.
     #[error(
-        "{target} belongs to the OpenSpec change archived at {dir}, which is closed, and its skip is part of what the change recorded; nothing was deleted: to undo the skip, move the change back first (`git mv {dir_w} {moved_w}`), commit that, and run again",
-        dir_w = shell_word(&.dir.to_string()),
+        "{target} belongs to the OpenSpec change archived at {dirs}, which is closed, and its skip is part of what the change recorded; nothing was deleted: to undo the skip, move the change back first (`git mv {dir_w} {moved_w}`), commit that, and run again",
+        dirs = .dirs.join(" and at "),
+        dir_w = shell_word(.dirs.last().map_or("", String::as_str)),
         moved_w = shell_word(&format!("openspec/changes/{}", .id))
     )]
     UndoArchived {
         /// `<unit>/<task>`.
         target: String,
-        /// The archived change's directory.
-        dir: String,
+        /// The archived change's directories, in name order (the latest archived last, the one
+        /// to move back); never empty.
+        dirs: Vec<String>,
         /// The change id.
         id: String,
     },
@@ -581,20 +584,26 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
 }
 
 /// Refuses to undo a skip of `target`, of `unit`, when HEAD holds `unit` as an archived OpenSpec
-/// change: the change is closed, and its skips are part of what it recorded. A unit HEAD has
-/// nowhere (removed, renamed), or an unborn branch, leaves the skip to be undone.
+/// change, archived once or more and active nowhere: the change is closed, and its skips are part
+/// of what it recorded. A unit HEAD has nowhere (removed, renamed), or an unborn branch, leaves
+/// the skip to be undone.
 fn refuse_archived_undo(repo: &Repo, target: &str, unit: &str) -> Result<(), DecideError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
         Head::Unborn(_) => return Ok(()),
     };
-    match spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit) {
-        Ok(loc) if loc.is_archived() => {
-            Err(DecideError::UndoArchived { target: target.to_owned(), dir: loc.dir, id: loc.name })
-        }
-        Err(e) if e.is_repository_failure() => Err(e.into()),
-        _ => Ok(()),
+    let tree = repo.tree(repo.commit_tree(head)?);
+    let dirs = match spec::locate_unit(&tree, unit) {
+        Ok(loc) if loc.is_archived() => vec![loc.dir],
+        // Archived more than once: which copy is the change's is ambiguous, but each is closed.
+        Err(spec::SpecError::AmbiguousArchive { .. }) => spec::archived_copies(&tree, unit)?,
+        Err(e) if e.is_repository_failure() => return Err(e.into()),
+        _ => return Ok(()),
+    };
+    if dirs.is_empty() {
+        return Ok(());
     }
+    Err(DecideError::UndoArchived { target: target.to_owned(), dirs, id: unit.to_owned() })
 }
 
 /// The skip refs of `task` of `unit` that exist, ours first, then the published speccoder's

@@ -26,7 +26,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, LeftPart, MAX_NOTE_BYTES, NoteTooLarge};
 use crate::model::dsse::Envelope;
-use crate::model::shown::{in_line, one_line, shell_word};
+use crate::model::shown::{in_line, one_line};
 
 /// The largest note `attest rejoin` reads: four notes' worth. A note git joined line by line is
 /// several notes, each up to [`MAX_NOTE_BYTES`] (a union of two clones' notes is at most twice
@@ -73,10 +73,9 @@ pub enum RejoinError {
     },
     /// The note is larger than a rejoin reads: it was not read.
     #[error(
-        "the note of {commit} in {notes_ref} is {size} bytes, more than the {REJOIN_READS} (four notes' worth) rejoin reads, so it was not read and nothing was written: when it is copies of one note joined over and over, keep one of each of its lines (a repeat is the same bytes: nothing is lost) with `git notes --ref={} show {commit} | awk '!seen[$0]++' | git notes --ref={} add -f -F - {commit}`, then run `speccoder attest rejoin {commit}{}` again",
-        shell_word(.notes_ref),
-        shell_word(.notes_ref),
-        other_ref(.notes_ref)
+        "the note of {commit} in {notes_ref} is {size} bytes, more than the {REJOIN_READS} (four notes' worth) rejoin reads, so it was not read and nothing was written: when it is copies of one note joined over and over, keep one of each of its lines (a repeat is the same bytes: nothing is lost) with `{}`, then run `{}` again",
+        bundle::one_of_each_line(.notes_ref, &.commit.to_string()),
+        bundle::rejoin_command(.notes_ref, &.commit.to_string())
     )]
     TooLargeToRead {
         /// The commit.
@@ -479,9 +478,4 @@ fn left_out_of(line: usize, n: bundle::NotJoined) -> LeftOut {
 /// More than one signature of line `line` left out, `what`, and why.
 fn whole(line: usize, what: LeftOutPart, reason: String) -> LeftOut {
     LeftOut { line, what, key: None, trusted: false, reason }
-}
-
-/// ` --ref REF` for a notes reference other than speccoder's, as a command takes it.
-fn other_ref(notes_ref: &str) -> String {
-    if notes_ref == bundle::NOTES_REF { String::new() } else { format!(" --ref {}", shell_word(notes_ref)) }
 }

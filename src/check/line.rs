@@ -255,12 +255,7 @@ impl JoinedNote {
         if self.statements.is_empty() || !self.differ.is_empty() {
             return None;
         }
-        let other_ref = if notes_ref == bundle::NOTES_REF {
-            String::new()
-        } else {
-            format!(" --ref {}", crate::model::shown::shell_word(notes_ref))
-        };
-        Some(format!("speccoder attest rejoin {annotated}{other_ref}"))
+        Some(bundle::rejoin_command(notes_ref, &annotated.to_string()))
     }
 
     /// The finding of the verifier (and the reason of `attest carry`) about the joined note of
@@ -435,6 +430,9 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         Ok(e) => e,
         Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
         Err(e @ EnvelopeError::TooLarge { .. }) => return bad("too_large", said(&e)),
+        Err(e @ EnvelopeError::SigstoreMemberTwice { .. }) => {
+            return bad("malformed_sigstore_bundle", said(&e));
+        }
         Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {}", said(&e))),
     };
     if envelope.payload_type != PAYLOAD_TYPE {

@@ -249,8 +249,8 @@ pub enum GitError {
 
     /// A note larger than a reader takes, which is not read.
     #[error(
-        "the note of {annotated} in {notes_ref} is {size} bytes, more than the {limit} a note may be, so it is not read: remove it (`git notes --ref={} remove {annotated}`) and attest the task again",
-        shell_word(.notes_ref)
+        "the note of {annotated} in {notes_ref} is {size} bytes, more than the {limit} a note may be, so it is not read; {}",
+        crate::model::bundle::keep_too_large_note(.notes_ref, &.annotated.to_string())
     )]
     NoteTooLarge {
         /// The notes reference.

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature, add_to_line};
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, shell_word};
 
 /// The notes reference that holds every bundle.
 pub const NOTES_REF: &str = "refs/notes/speccoder";
@@ -48,6 +48,41 @@ pub fn lines(bundle: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// The largest note read: a tick's lines ([`crate::model::dsse::MAX_LINE_BYTES`] each) with room
 /// to spare. A note blob larger than this is refused from its size alone, never read.
 pub const MAX_NOTE_BYTES: u64 = 2 << 20;
+
+/// `speccoder attest rejoin <commit>`, with `--ref` when the notes are not in [`NOTES_REF`].
+#[must_use]
+pub fn rejoin_command(notes_ref: &str, commit: &str) -> String {
+    let other =
+        if notes_ref == NOTES_REF { String::new() } else { format!(" --ref {}", shell_word(notes_ref)) };
+    format!("speccoder attest rejoin {}{other}", shell_word(commit))
+}
+
+/// The commands that keep one of each line of the note of `commit` in `notes_ref`, in their order:
+/// a line repeated is the same bytes, so nothing is lost. What a note git joined over and over
+/// (`git notes merge -s union` again and again) needs before `attest rejoin` reads it.
+#[must_use]
+pub fn one_of_each_line(notes_ref: &str, commit: &str) -> String {
+    let (notes_ref, commit) = (shell_word(notes_ref), shell_word(commit));
+    format!(
+        "git notes --ref={notes_ref} show {commit} | awk '!seen[$0]++' | git notes --ref={notes_ref} add -f -F - {commit}"
+    )
+}
+
+/// What a message advises for the note of `commit` in `notes_ref`, larger than [`MAX_NOTE_BYTES`]
+/// and so not read: keep it, since removing it would lose its evidence; when it is copies of one
+/// note git joined over and over, keep one of each of its lines ([`one_of_each_line`]) and rejoin
+/// it ([`rejoin_command`]), which keeps each statement once with every signature; and how to see
+/// what it holds. For `attest verify` and every writer that meets such a note alike.
+#[must_use]
+pub fn keep_too_large_note(notes_ref: &str, commit: &str) -> String {
+    format!(
+        "keep it, as removing it would lose the evidence it holds: when it is copies of one note git joined over and over (`git notes merge -s union` again and again), keep one of each of its lines (a repeat is the same bytes: nothing is lost) with `{}`, then run `{}`, which keeps each statement once with the signatures of its copies; to see what it holds, run `git notes --ref={} show {} | head -c 4096`",
+        one_of_each_line(notes_ref, commit),
+        rejoin_command(notes_ref, commit),
+        shell_word(notes_ref),
+        shell_word(commit),
+    )
+}
 
 /// A note that would be larger than [`MAX_NOTE_BYTES`], or hold a line longer than
 /// [`MAX_LINE_BYTES`]: no reader would take it, so it is not written.
@@ -946,6 +981,40 @@ mod merge_tests {
             fields[0].2.ends_with("differ in their `payloadType` field") && fields[0].1 == &LeftPart::Copy
         );
         assert!(fields[1].2.ends_with("differ in their `sigstore` field") && fields[1].0 == 1);
+    }
+
+    #[test]
+    fn a_copy_whose_sigstore_bundle_names_a_member_twice_is_never_joined() {
+        let mut keyless = envelope(1, &["trusted:bob"]);
+        keyless.sigstore = RawJson::from_value(&serde_json::json!({"mediaType": "m"})).ok();
+        let sound = keyless.to_line();
+        let text = String::from_utf8(sound.clone()).unwrap();
+        let twice = text.replace(r#"{"mediaType":"m"}"#, r#"{"mediaType":"x","mediaType":"m"}"#);
+        assert_ne!(text, twice);
+        // `attest fetch`: the copies do not join, whichever side's bundle says two things.
+        let signed = {
+            let mut more = keyless.clone();
+            more.signatures.push(envelope(1, &["trusted:eve"]).signatures[0].clone());
+            more.to_line()
+        };
+        for (ours, theirs) in [(twice.as_bytes(), signed.as_slice()), (signed.as_slice(), twice.as_bytes())] {
+            match merge(ours, theirs) {
+                Err(MergeConflict::Unreadable { reason, .. }) => {
+                    assert!(reason.to_string().contains("the member `mediaType` is named twice"), "{reason}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // `attest rejoin`: such a copy is left out, and one kept as the line is refused.
+        let joined = join_copies(&sound, &[&Envelope::parse(&signed).unwrap()]);
+        assert_eq!(joined.added, 1);
+        let left = super::join_copies(&sound, &[twice.as_bytes()], &Check).unwrap();
+        assert_eq!((left.added, left.left_out.len()), (0, 1), "{left:?}");
+        assert!(left.left_out[0].reason.to_string().contains("named twice"), "{left:?}");
+        assert!(matches!(
+            super::join_copies(twice.as_bytes(), &[&sound], &Check),
+            Err(MergeConflict::Unreadable { .. })
+        ));
     }
 
     #[test]

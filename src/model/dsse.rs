@@ -16,6 +16,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
+use super::clean::{shown_if_clean, unless_leaking};
+use super::unique_members::UniqueMembers;
+
 /// The payload type of every envelope we write: an in-toto statement.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
@@ -170,6 +173,17 @@ pub enum EnvelopeError {
     /// More signatures than [`MAX_SIGNATURES`].
     #[error("the envelope carries {0} signatures; at most {MAX_SIGNATURES} are read")]
     TooManySignatures(usize),
+    /// The `sigstore` field (a Sigstore bundle) names a member twice in one of its objects, at any
+    /// depth: the Sigstore reader would take the last, another verifier may take the first, so
+    /// the bundle says two things and is read as neither ([`UniqueMembers`]).
+    #[error("the Sigstore bundle (the envelope's `sigstore` field) at `{at}`: {reason}")]
+    SigstoreMemberTwice {
+        /// Where the object is in the bundle (`verificationMaterial.tlogEntries[0]`, `.` for the
+        /// bundle itself), as the bundle names it (shown only when clean).
+        at: String,
+        /// What is named twice.
+        reason: String,
+    },
     /// A line, a field or a signature longer than its cap; nothing of it was parsed.
     #[error("{what} is {size} bytes, more than the {max} bytes read")]
     TooLarge {
@@ -365,6 +379,7 @@ fn read(line: &[u8]) -> Result<Read<'_>, EnvelopeError> {
     let sigstore = match fields.sigstore {
         Some(raw) => {
             within(|| "the sigstore bundle".to_owned(), raw.get().len(), MAX_SIGSTORE_BYTES)?;
+            each_member_once(raw.get())?;
             Some(RawJson(raw.to_owned()))
         }
         None => None,
@@ -372,6 +387,19 @@ fn read(line: &[u8]) -> Result<Read<'_>, EnvelopeError> {
     let extra = fields.extra.into_iter().map(|(name, raw)| (name, RawJson(raw.to_owned()))).collect();
     let envelope = Envelope { payload, payload_type, signatures, sigstore, extra };
     Ok(Read { envelope, array, signatures: texts })
+}
+
+/// Refuses a Sigstore bundle's text that names a member twice in any of its objects, through the
+/// one rule that refuses it in every JSON this crate reads ([`UniqueMembers`]): the bundle is
+/// read as a value that keeps the last, and the Sigstore crate reads that value.
+fn each_member_once(bundle: &str) -> Result<(), EnvelopeError> {
+    let de = &mut serde_json::Deserializer::from_str(bundle);
+    serde_path_to_error::deserialize::<_, UniqueMembers>(de).map(|_| ()).map_err(|e| {
+        EnvelopeError::SigstoreMemberTwice {
+            at: shown_if_clean(&e.path().to_string(), 120),
+            reason: unless_leaking(e.into_inner().to_string()),
+        }
+    })
 }
 
 /// One signature object of the `signatures` array, its size checked before it is decoded; its
@@ -568,6 +596,63 @@ mod tests {
         assert_eq!(Envelope::parse(expected.as_bytes()).unwrap().sigstore, Some(bundle.clone()));
         let twice = add_to_line(expected.as_bytes(), &[] as &[&str], Some(&bundle));
         assert!(matches!(twice, Err(EnvelopeError::Json(m)) if m.contains("`sigstore` appears twice")));
+    }
+
+    /// A line carrying `bundle` as its `sigstore` field.
+    fn keyless(bundle: &str) -> String {
+        format!(
+            r#"{{"payload":"e30","payloadType":"t","signatures":[{{"keyid":"sigstore","sig":"c2ln"}}],"sigstore":{bundle}}}"#
+        )
+    }
+
+    #[test]
+    fn a_sigstore_bundle_naming_a_member_twice_at_any_depth_is_refused_where_it_is() {
+        for (bundle, at, member) in [
+            (r#"{"mediaType":"a","mediaType":"b"}"#, ".", "mediaType"),
+            (
+                r#"{"verificationMaterial":{"tlogEntries":[],"certificate":{},"tlogEntries":[{}]}}"#,
+                "verificationMaterial",
+                "tlogEntries",
+            ),
+            (
+                r#"{"verificationMaterial":{"tlogEntries":[{"logIndex":"1","kindVersion":{},"logIndex":"2"}]}}"#,
+                "verificationMaterial.tlogEntries[0]",
+                "logIndex",
+            ),
+            (
+                r#"{"dsseEnvelope":{"payload":"e30","payloadType":"t","payload":"W10"}}"#,
+                "dsseEnvelope",
+                "payload",
+            ),
+            (
+                r#"{"dsseEnvelope":{"signatures":[{"sig":"a","keyid":"","sig":"b"}]}}"#,
+                "dsseEnvelope.signatures[0]",
+                "sig",
+            ),
+        ] {
+            let line = keyless(bundle);
+            let err = Envelope::parse(line.as_bytes()).unwrap_err();
+            let said = err.to_string();
+            assert!(
+                said.starts_with(&format!("the Sigstore bundle (the envelope's `sigstore` field) at `{at}`: the member `{member}` is named twice")),
+                "{bundle}: {said}"
+            );
+            // Every writer that adds to a line reads it so first: `attest sign`, `attest approve`,
+            // the join of two copies.
+            let sig = Signature { keyid: "k".into(), sig: b"s".to_vec() };
+            assert_eq!(add_to_line(line.as_bytes(), &[sig.json()], None), Err(err), "{bundle}");
+        }
+        let once = keyless(r#"{"mediaType":"a","verificationMaterial":{"tlogEntries":[{"logIndex":"1"}]}}"#);
+        assert!(Envelope::parse(once.as_bytes()).unwrap().sigstore.is_some());
+    }
+
+    #[test]
+    fn a_member_named_twice_in_a_sigstore_bundle_is_named_without_its_secret() {
+        let token = "ghp_R8x2Kq9LmZ4vT7nB3cW6yH1jP0sD5fG9hJ2k";
+        let line = keyless(&format!(r#"{{"{token}":{{"x":1,"x":2}}}}"#));
+        let said = Envelope::parse(line.as_bytes()).unwrap_err().to_string();
+        assert!(said.contains("at `(a value not shown, as it holds a GitHub token)`"), "{said}");
+        assert!(!said.contains(token), "{said}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, claimed_verdict, task_trailers};
 use crate::git::{Commit, Repo};
-use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
+use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF, keep_too_large_note};
 use crate::model::dialect::Dialect;
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
@@ -337,8 +337,8 @@ impl<'r> Checker<'r> {
                     CommitOutcome::Malformed,
                     "note_too_large",
                     format!(
-                        "the note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read (a tick writes a few KiB): remove it (`git notes --ref={NOTES_REF} remove {}`) and attest the task again",
-                        commit.id
+                        "the note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read (a tick writes a few KiB); {}",
+                        keep_too_large_note(NOTES_REF, &commit.id.to_string())
                     ),
                 ));
                 None

@@ -1316,3 +1316,44 @@ fn undo_of_the_skip_of_an_archived_change_s_task_is_refused_until_the_change_is_
     p.run(&["skip", target, "--undo"]).expect(0);
     assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty());
 }
+
+/// A change archived twice, or more, and active nowhere is closed as one archived once is: `skip
+/// --undo` of its task's skip is refused (14) the same way, naming every archived copy and saying
+/// to move the latest back, and deletes nothing. Moved back, the skip is undone.
+#[test]
+fn undo_of_the_skip_of_a_change_archived_more_than_once_is_refused_as_for_one_archived_once() {
+    let p = Project::from_fixture("openspec");
+    let target = "add-tag-filter/1.2";
+    p.signed(&["skip", target, "--reason", "not needed"]).expect(0);
+    openspec_archive_committed(&p, "add-tag-filter");
+    let latest = p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/archive/"]);
+    let mut earlier: Vec<String> = Vec::new();
+    for date in ["2001-02-03", "2000-01-01"] {
+        let copy = format!("openspec/changes/archive/{date}-add-tag-filter");
+        let cp = std::process::Command::new("cp")
+            .args(["-R", &latest, &copy])
+            .current_dir(&p.root)
+            .status()
+            .unwrap();
+        assert!(cp.success());
+        p.commit_all("Archive the change again");
+        earlier.insert(0, copy);
+        let before = p.snapshot();
+        let refused = p.run(&["skip", target, "--undo"]).expect(14);
+        let all = earlier.iter().chain([&latest]).cloned().collect::<Vec<_>>().join(" and at ");
+        assert!(
+            refused
+                .stderr
+                .contains(&format!("belongs to the OpenSpec change archived at {all}, which is closed"))
+                && refused.stderr.contains(&format!("git mv {latest} openspec/changes/add-tag-filter"))
+                && refused.stderr.contains("nothing was deleted"),
+            "{refused:?}"
+        );
+        assert_eq!(p.snapshot(), before, "nothing deleted");
+    }
+
+    p.git(&["mv", &latest, "openspec/changes/add-tag-filter"]);
+    p.commit_all("Work on the change again");
+    p.run(&["skip", target, "--undo"]).expect(0);
+    assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty());
+}

@@ -248,6 +248,68 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     assert!(other.stdout.contains("untrusted_signer"), "{other}");
 }
 
+/// A keyless summary line whose bundle names a member twice, at any depth, the sound value last
+/// (which serde_json, and so the Sigstore reader, would keep): `attest verify` finds it
+/// `malformed` (`malformed_sigstore_bundle`) naming where, and `attest approve` writes nothing.
+#[test]
+fn a_keyless_line_whose_bundle_names_a_member_twice_is_malformed_and_never_approved() {
+    let (p, i, lines) = keyless_tick();
+    verify_head(&p, &i, EMAIL).success();
+    let bob = common::ed25519(&p.scratch, "bob");
+    let allowed = common::allowed_signers(&p.scratch.join("allowed"), &[("bob@example.com", &bob)]);
+    let text: Vec<String> = lines.iter().map(|l| serde_json::to_string(l).unwrap()).collect();
+    let summary = text.last().unwrap();
+    let media = r#""mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json""#;
+    for (found, twice, at) in [
+        (media, format!(r#""mediaType":"junk",{media}"#), "`.`"),
+        (
+            r#""kindVersion":{"#,
+            r#""kindVersion":{"kind":"hashedrekord","version":"0.0.1"},"kindVersion":{"#.to_owned(),
+            "`verificationMaterial.tlogEntries[0]`",
+        ),
+        (
+            r#""dsseEnvelope":{"#,
+            r#""dsseEnvelope":{"payloadType":"text/plain","#.to_owned(),
+            "`dsseEnvelope`",
+        ),
+    ] {
+        assert_eq!(summary.matches(found).count(), 1, "{found}");
+        let mut note = text.clone();
+        *note.last_mut().unwrap() = summary.replace(found, &twice);
+        let written: Vec<Vec<u8>> = note.iter().map(|l| l.clone().into_bytes()).collect();
+        p.write_note("HEAD", &written);
+        let out = verify_head(&p, &i, EMAIL).failure(26);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let tick = &report["ticks"][0];
+        assert_eq!(tick["commit_outcome"], "malformed", "{twice}: {report}");
+        let finding = tick["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "malformed_sigstore_bundle")
+            .unwrap_or_else(|| panic!("{twice}: {report}"));
+        let said = finding["message"].as_str().unwrap();
+        assert!(
+            said.contains(&format!("the Sigstore bundle (the envelope's `sigstore` field) at {at}")),
+            "{said}"
+        );
+        assert!(said.contains("is named twice"), "{said}");
+
+        let approve = p.speccoder(&[
+            "attest",
+            "approve",
+            "HEAD",
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+            "--key",
+            bob.private.to_str().unwrap(),
+        ]);
+        assert_ne!(approve.code(), Some(0), "{approve}");
+        assert!(approve.stderr.contains("is named twice"), "{approve}");
+        assert_eq!(p.note_raw_lines("HEAD"), written, "nothing written");
+    }
+}
+
 /// The public-good root's cache (under the project's `HOME`) holding the instance's root, so that
 /// a keyless line verifies against it only while it stands in for the public-good root: it does
 /// while it is this user's alone, never once others may write it.

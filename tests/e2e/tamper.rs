@@ -579,6 +579,46 @@ fn a_note_of_its_own_lines_repeated_is_read_for_64_lines_and_one_finding_counts_
     assert!(sign.stderr.contains(&says), "{sign}");
 }
 
+/// A note of its own lines repeated past the 2 MiB a reader takes (one note joined into itself over
+/// and over) is not read, and neither the finding nor `attest sign` says to remove it: they say to
+/// keep it and how, and the commands the finding gives, run as given, keep each line once and the
+/// tick verifies again.
+#[test]
+fn a_note_too_large_to_read_is_kept_and_the_commands_the_finding_gives_restore_its_evidence() {
+    let c = setup();
+    let genuine = note_raw_lines(&c, "HEAD");
+    let size: usize = genuine.iter().map(|l| l.len() + 1).sum();
+    let copies = (2 << 20) / size + 2;
+    let lines: Vec<Vec<u8>> = genuine.iter().cycle().take(genuine.len() * copies).cloned().collect();
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "note_too_large");
+    let said = first_finding(&report, "note_too_large").unwrap()["message"].as_str().unwrap().to_owned();
+    assert!(said.contains("keep it, as removing it would lose the evidence it holds"), "{said}");
+    assert!(!said.contains("remove it"), "{said}");
+    let sign = attest_sign(&c, "HEAD").failure(14);
+    assert!(sign.stderr.contains("keep it, as removing it") && !sign.stderr.contains("remove it"), "{sign}");
+
+    // The commands in its backquotes, as a person would paste them.
+    let quoted: Vec<&str> = said.split('`').skip(1).step_by(2).collect();
+    let commit = c.p.rev("HEAD");
+    let one_each = quoted.iter().find(|q| q.contains("awk")).unwrap_or_else(|| panic!("{said}"));
+    let rejoin = format!("speccoder attest rejoin {commit}");
+    let look = format!("git notes --ref=refs/notes/speccoder show {commit} | head -c 4096");
+    assert!(quoted.contains(&rejoin.as_str()) && quoted.contains(&look.as_str()), "{said}");
+    let mut sh = Command::new("sh");
+    isolate(&mut sh, &c.p.home);
+    sh.current_dir(&c.p.root).args(["-c", one_each]);
+    run(sh).success();
+    assert_eq!(note_raw_lines(&c, "HEAD"), genuine, "each line kept once");
+    let allowed = c.allowed.to_str().unwrap();
+    c.p.speccoder(&["attest", "rejoin", &commit, "--allowed-signers", allowed]).success();
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report}");
+    expect_tick(&report, "evidenced", None);
+}
+
 #[test]
 fn a_payload_that_is_not_base64_is_malformed() {
     let c = setup();

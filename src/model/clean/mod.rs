@@ -32,9 +32,10 @@
 //!   the string ends too), and bare DER key bodies; a place inside a key's body whose armour
 //!   stands further back is told by [`inside_private_key`];
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
-//!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
-//!   after no ASCII letter or digit, but the distinctive vendor prefixes (`ghp_`, `github_pat_`,
-//!   `glpat-`, `xoxb-`, `AKIA`, `AIza`, `sk_live_`, `npm_`, `eyJ….eyJ…`) after anything;
+//!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials; a
+//!   vendor's prefix after anything (`[USghp_…]`, `v2AKIA…`), but one that ordinary words end in
+//!   (`sk-` of `task-`, `key-` of `monkey-`, `SK` of `TASK`, `lin_api_` of `kotlin_api_`) only
+//!   after no ASCII letter or digit (`tokens.rs` names the words for each);
 //! - crypt, bcrypt, argon2, scrypt, PBKDF2 and LDAP password hashes;
 //! - a value assigned to a name that says secret, token, password, key, credential or auth
 //!   (`API_SECRET=…`, `"password": "…"`, `--token …`, `<password>…</password>`, an object
